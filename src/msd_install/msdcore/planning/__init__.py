@@ -1,0 +1,1 @@
+"""Planning operations on a project's ``.planning/`` tree (state, roadmap, phases, config...)."""

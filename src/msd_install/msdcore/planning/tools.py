@@ -1,0 +1,7 @@
+"""Planning operations exposed as tools (MCP) through the shared ToolSpec registry."""
+
+from __future__ import annotations
+
+from ..toolspec import ToolSpec
+
+PLANNING_TOOLS: list[ToolSpec] = []
