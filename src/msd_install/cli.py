@@ -1,0 +1,197 @@
+"""The ``msd-install`` command line: parse, ask what is missing, call the engine, render.
+
+Thin on purpose: every decision lives in the engine and the adapters. This module (with
+``render``) is the only one that writes to stdout. Exit codes (docs/reference/cli.md):
+0 done; 1 done, but conflicts left something of ours not installed; 2 usage error;
+3 internal error (a bug; the traceback is in a log file); 4 a file could not be read or
+edited (nothing was changed); 5 another run holds the lock; 130 interrupted (rolled back).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from . import __version__
+from .errors import MsdError, UsageError
+from .installer import context, engine
+from .installer.context import GLOBAL, LOCAL, Context
+from .installer.report import Result
+from .payload import load as load_payload
+from .render import render_text
+from .runtimes import ADAPTERS, RUNTIMES, adapter
+
+JSON_FORMAT = 1
+
+
+def _runtime_options(func: Any) -> Any:
+    for name in reversed(list(RUNTIMES)):
+        func = click.option(
+            f"--{name}", f"rt_{name}", is_flag=True, help=f"Install into {RUNTIMES[name]}."
+        )(func)
+    return func
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@_runtime_options
+@click.option("--all", "all_", is_flag=True, help="Every supported runtime.")
+@click.option("-g", "--global", "global_", is_flag=True, help="Install into the user's config.")
+@click.option("-l", "--local", is_flag=True, help="Install into the current project.")
+@click.option(
+    "-c",
+    "--config-dir",
+    type=click.Path(path_type=Path),
+    help="Use this directory as the runtime's global root.",
+)
+@click.option("-u", "--uninstall", is_flag=True, help="Remove what msd-install installed.")
+@click.option("--dry-run", is_flag=True, help="Show what would happen; write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@click.option("-y", "--yes", is_flag=True, help="Never ask; fail if something is missing.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace files and entries of yours that are in the way (backed up, restored "
+    "on uninstall).",
+)
+@click.option(
+    "--force-statusline",
+    is_flag=True,
+    help="Replace your statusLine (backed up, restored on uninstall).",
+)
+@click.version_option(__version__, "--version", prog_name="msd-install")
+def cli(
+    all_: bool,
+    global_: bool,
+    local: bool,
+    config_dir: Path | None,
+    uninstall: bool,
+    dry_run: bool,
+    as_json: bool,
+    yes: bool,
+    force: bool,
+    force_statusline: bool,
+    **flags: bool,
+) -> None:
+    """Install MSD Core into AI coding runtimes, or remove it again without a trace."""
+    interactive = not yes and sys.stdin.isatty() and sys.stdout.isatty() and not as_json
+    if global_ and local:
+        raise UsageError("--global and --local cannot be used together")
+    if config_dir is not None and local:
+        raise UsageError("--config-dir names a global root; it cannot be used with --local")
+    names = [n for n in RUNTIMES if flags.get(f"rt_{n}")]
+    unsupported = [n for n in names if adapter(n) is None]
+    if unsupported:
+        raise UsageError(
+            f"--{unsupported[0]} ({RUNTIMES[unsupported[0]]}) is not supported yet "
+            f"by msd-install {__version__}; supported: " + ", ".join(f"--{n}" for n in ADAPTERS)
+        )
+    if all_:
+        names = [n for n in RUNTIMES if n in ADAPTERS]
+    scope = LOCAL if local else GLOBAL if (global_ or config_dir is not None) else None
+    probe = context.from_environment(scope=scope or GLOBAL)
+    if not names:
+        names = (
+            _ask_runtimes(probe) if interactive else _missing("a runtime", "--claude (or --all)")
+        )
+    if scope is None:
+        scope = _ask_scope() if interactive else _missing("where to install", "--global or --local")
+    if config_dir is not None and len(names) > 1:
+        raise UsageError("--config-dir applies to one runtime; name exactly one")
+    ctx = context.from_environment(
+        scope=scope, config_dir=config_dir, force=force, force_statusline=force_statusline
+    )
+    if uninstall and interactive and not dry_run:
+        targets = ", ".join(str(ADAPTERS[n].root(ctx)) for n in names)
+        click.confirm(f"Remove msd from {targets}?", default=True, abort=True)
+    results = [_run(name, ctx, uninstall=uninstall, dry_run=dry_run) for name in names]
+    code = 1 if any(r.conflicts for r in results) and not uninstall else 0
+    if as_json:
+        doc = {
+            "format": JSON_FORMAT,
+            "version": __version__,
+            "exit_code": code,
+            "results": [r.to_json() for r in results],
+        }
+        click.echo(json.dumps(doc, indent=2))
+    else:
+        for result in results:
+            click.echo(render_text(result, ctx.home))
+    sys.exit(code)
+
+
+def _run(name: str, ctx: Context, *, uninstall: bool, dry_run: bool) -> Result:
+    runtime = ADAPTERS[name]
+    if uninstall:
+        return engine.uninstall(name, ctx.scope, runtime.root(ctx), dry_run=dry_run)
+    return engine.install(runtime.plan(ctx, load_payload()), ctx, dry_run=dry_run)
+
+
+def _missing(what: str, flags: str) -> Any:
+    raise UsageError(f"no {what} given and no terminal to ask on; pass {flags}")
+
+
+def _ask_runtimes(ctx: Context) -> list[str]:
+    supported = list(ADAPTERS)
+    detected = [n for n in supported if ADAPTERS[n].detect(ctx)]
+    click.echo("Which runtimes? (comma-separated numbers)")
+    for i, name in enumerate(supported, 1):
+        mark = " (detected)" if name in detected else ""
+        click.echo(f"  {i}. {RUNTIMES[name]}{mark}")
+    default = ",".join(str(supported.index(n) + 1) for n in detected) or "1"
+    answer = click.prompt("Runtimes", default=default)
+    picked: list[str] = []
+    for part in str(answer).replace(" ", "").split(","):
+        if not part.isdigit() or not 1 <= int(part) <= len(supported):
+            raise UsageError(f"not a choice: {part!r}")
+        picked.append(supported[int(part) - 1])
+    return picked
+
+
+def _ask_scope() -> str:
+    answer = click.prompt(
+        "Install globally (g, for every project) or locally (l, this project)?",
+        type=click.Choice(["g", "l"]),
+        default="g",
+    )
+    return LOCAL if answer == "l" else GLOBAL
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: the one boundary where errors become one line and an exit code."""
+    try:
+        cli.main(args=argv, prog_name="msd-install", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("msd-install: aborted; nothing was changed", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(2 if isinstance(exc, click.UsageError) else exc.exit_code)
+    except MsdError as exc:
+        click.echo(f"msd-install: error: {exc.one_line()}", err=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        click.echo("msd-install: interrupted; every change of this run was rolled back", err=True)
+        sys.exit(130)
+    except Exception as exc:  # a bug: keep the traceback, show one line
+        log = _write_crash_log(exc)
+        click.echo(
+            f"msd-install: internal error: {exc.__class__.__name__}: {exc} "
+            f"(details in {log}; please report it)",
+            err=True,
+        )
+        sys.exit(3)
+
+
+def _write_crash_log(exc: BaseException) -> Path:
+    import tempfile
+    import traceback
+
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    fd, name = tempfile.mkstemp(prefix="msd-install-crash-", suffix=".log")
+    with open(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    return Path(name)

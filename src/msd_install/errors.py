@@ -1,0 +1,56 @@
+"""The one error hierarchy. The CLI maps these to exit codes (see docs/reference/cli.md).
+
+User-facing errors carry the file they are about and a hint; they are printed as one line,
+never with a traceback. Anything that is not an ``MsdError`` is a bug: exit 3.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class MsdError(Exception):
+    """Base of every error msd-install reports to a user."""
+
+    exit_code = 4
+
+    def __init__(self, message: str, *, path: Path | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.path = path
+        self.hint = hint
+
+    def one_line(self) -> str:
+        where = f"{self.path}: " if self.path is not None else ""
+        tail = f" ({self.hint})" if self.hint else ""
+        return f"{where}{self.message}{tail}"
+
+
+class UsageError(MsdError):
+    """Wrong flags or a request that cannot be made on this command line."""
+
+    exit_code = 2
+
+
+class ConfigFileError(MsdError):
+    """A user's config file we must edit cannot be parsed or would not validate."""
+
+    exit_code = 4
+
+
+class ManifestError(MsdError):
+    """The install manifest is unreadable or of a format this version cannot read."""
+
+    exit_code = 4
+
+
+class LockTimeoutError(MsdError):
+    """Another msd-install run holds the lock of the same runtime root."""
+
+    exit_code = 5
+
+
+class PayloadError(MsdError):
+    """The bundled payload is inconsistent (a packaging bug, but reported cleanly)."""
+
+    exit_code = 3

@@ -1,0 +1,408 @@
+"""A byte-preserving JSON / JSONC editor: parse to spans, edit by splicing text.
+
+Why write this instead of using a library: ``json`` loses comments, key order of duplicates and
+all formatting; the round-trip JSON libraries on PyPI either do not keep comments and
+whitespace exactly or cannot *remove* an inserted member so that the file comes back byte for
+byte. msd-install must give back a user's ``settings.json`` exactly after install + uninstall,
+so every edit here is a splice of the original text, and every insertion has an exact inverse:
+
+* insert into a non-empty container: ``,`` + newline + indent + member, right after the last
+  member; removing it deletes from the end of the previous member to the end of ours;
+* insert into an empty container: the interior is replaced by a multi-line block; removing the
+  only member puts back the interior text recorded at insert time (``Inserted.interior``).
+
+Comments (``//``, ``/* */``) and trailing commas are accepted only with ``jsonc=True``.
+Line endings (LF/CRLF), indentation unit and the final newline are taken from the document.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+Key = str | int
+JsonPath = tuple[Key, ...]
+
+
+class JsonSyntaxError(ValueError):
+    def __init__(self, message: str, line: int, column: int) -> None:
+        super().__init__(f"{message} at line {line}, column {column}")
+        self.reason = message
+        self.line = line
+        self.column = column
+
+
+@dataclass
+class Node:
+    kind: str  # "object" | "array" | "scalar"
+    start: int
+    end: int
+    value: Any
+    members: list[Member] = field(default_factory=list)  # objects
+    items: list[Node] = field(default_factory=list)  # arrays
+
+
+@dataclass
+class Member:
+    key: str
+    start: int  # start of the key string
+    value: Node
+
+    @property
+    def end(self) -> int:
+        return self.value.end
+
+
+_WS = " \t\r\n"
+_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
+
+
+class _Parser:
+    def __init__(self, text: str, jsonc: bool) -> None:
+        self.text = text
+        self.jsonc = jsonc
+        self.pos = 0
+
+    def error(self, message: str, pos: int | None = None) -> JsonSyntaxError:
+        at = self.pos if pos is None else pos
+        line = self.text.count("\n", 0, at) + 1
+        column = at - (self.text.rfind("\n", 0, at) + 1) + 1
+        return JsonSyntaxError(message, line, column)
+
+    def skip(self) -> None:
+        text, n = self.text, len(self.text)
+        while self.pos < n:
+            ch = text[self.pos]
+            if ch in _WS:
+                self.pos += 1
+            elif ch == "/" and self.jsonc and text.startswith("//", self.pos):
+                nl = text.find("\n", self.pos)
+                self.pos = n if nl < 0 else nl
+            elif ch == "/" and self.jsonc and text.startswith("/*", self.pos):
+                close = text.find("*/", self.pos + 2)
+                if close < 0:
+                    raise self.error("unterminated comment")
+                self.pos = close + 2
+            elif ch == "/":
+                raise self.error("comments are not allowed in this JSON file")
+            else:
+                return
+
+    def document(self) -> Node:
+        if self.text.startswith("\ufeff"):
+            raise self.error("file starts with a byte-order mark (BOM)", 0)
+        self.skip()
+        if self.pos >= len(self.text):
+            raise self.error("file is empty")
+        node = self.value()
+        self.skip()
+        if self.pos != len(self.text):
+            raise self.error("unexpected text after the JSON value")
+        return node
+
+    def value(self) -> Node:
+        if self.pos >= len(self.text):
+            raise self.error("unexpected end of file")
+        ch = self.text[self.pos]
+        if ch == "{":
+            return self.obj()
+        if ch == "[":
+            return self.arr()
+        start = self.pos
+        if ch == '"':
+            return Node("scalar", start, self.pos_after_string(), self.last_string)
+        for word, val in (("true", True), ("false", False), ("null", None)):
+            if self.text.startswith(word, start):
+                self.pos = start + len(word)
+                return Node("scalar", start, self.pos, val)
+        match = _NUMBER.match(self.text, start)
+        if not match:
+            raise self.error(f"unexpected character {ch!r}")
+        self.pos = match.end()
+        return Node("scalar", start, self.pos, json.loads(match.group()))
+
+    last_string: str = ""
+
+    def pos_after_string(self) -> int:
+        start = self.pos
+        text, i, n = self.text, self.pos + 1, len(self.text)
+        while i < n:
+            ch = text[i]
+            if ch == '"':
+                try:
+                    self.last_string = json.loads(text[start : i + 1])
+                except json.JSONDecodeError as exc:
+                    raise self.error(f"invalid string: {exc.msg}", start) from None
+                self.pos = i + 1
+                return self.pos
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == "\n":
+                break
+            i += 1
+        raise self.error("unterminated string", start)
+
+    def obj(self) -> Node:
+        start = self.pos
+        self.pos += 1
+        node = Node("object", start, start, {})
+        self.skip()
+        while True:
+            if self.pos >= len(self.text):
+                raise self.error("unexpected end of file, expected '}'")
+            if self.text[self.pos] == "}":
+                break
+            if self.text[self.pos] != '"':
+                raise self.error("expected a property name in double quotes")
+            key_start = self.pos
+            self.pos_after_string()
+            key = self.last_string
+            self.skip()
+            if self.pos >= len(self.text) or self.text[self.pos] != ":":
+                raise self.error("expected ':' after property name")
+            self.pos += 1
+            self.skip()
+            val = self.value()
+            node.members.append(Member(key, key_start, val))
+            node.value[key] = val.value
+            self.skip()
+            if self.pos < len(self.text) and self.text[self.pos] == ",":
+                comma = self.pos
+                self.pos += 1
+                self.skip()
+                if self.pos < len(self.text) and self.text[self.pos] == "}" and not self.jsonc:
+                    raise self.error("trailing comma", comma)
+                continue
+            if self.pos < len(self.text) and self.text[self.pos] == "}":
+                break
+            raise self.error("expected ',' or '}'")
+        self.pos += 1
+        node.end = self.pos
+        return node
+
+    def arr(self) -> Node:
+        start = self.pos
+        self.pos += 1
+        node = Node("array", start, start, [])
+        self.skip()
+        while True:
+            if self.pos >= len(self.text):
+                raise self.error("unexpected end of file, expected ']'")
+            if self.text[self.pos] == "]":
+                break
+            item = self.value()
+            node.items.append(item)
+            node.value.append(item.value)
+            self.skip()
+            if self.pos < len(self.text) and self.text[self.pos] == ",":
+                comma = self.pos
+                self.pos += 1
+                self.skip()
+                if self.pos < len(self.text) and self.text[self.pos] == "]" and not self.jsonc:
+                    raise self.error("trailing comma", comma)
+                continue
+            if self.pos < len(self.text) and self.text[self.pos] == "]":
+                break
+            raise self.error("expected ',' or ']'")
+        self.pos += 1
+        node.end = self.pos
+        return node
+
+
+def parse(text: str, *, jsonc: bool = False) -> Node:
+    """Parse ``text`` into a span tree. Raises ``JsonSyntaxError`` with line and column."""
+    return _Parser(text, jsonc).document()
+
+
+def canonical(value: Any) -> str:
+    """The canonical JSON of a value: what manifest hashes are computed over."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Inserted:
+    """What an insertion did, so that its exact inverse can be applied later."""
+
+    text: str
+    interior: str | None  # the empty container's interior it replaced, or None
+
+
+class JsonDocument:
+    """An immutable-looking document: every edit returns a new ``JsonDocument``."""
+
+    def __init__(self, text: str, *, jsonc: bool = False) -> None:
+        self.text = text
+        self.jsonc = jsonc
+        self.root = parse(text, jsonc=jsonc)
+
+    # --- reading -----------------------------------------------------------------------
+    def node(self, path: JsonPath) -> Node | None:
+        node: Node | None = self.root
+        for key in path:
+            if node is None:
+                return None
+            node = _child(node, key)
+        return node
+
+    def value(self, path: JsonPath) -> Any:
+        node = self.node(path)
+        return None if node is None else node.value
+
+    # --- formatting facts ----------------------------------------------------------------
+    @property
+    def newline(self) -> str:
+        return "\r\n" if "\r\n" in self.text else "\n"
+
+    def indent_unit(self) -> str:
+        """The indentation unit: from the first member that starts its own line."""
+        for node in _walk(self.root):
+            children: list[int] = [m.start for m in node.members] + [i.start for i in node.items]
+            for start in children:
+                ws = _leading_ws(self.text, start)
+                if ws is not None and ws != _line_indent(self.text, node.start):
+                    base = _line_indent(self.text, node.start)
+                    if ws.startswith(base) and len(ws) > len(base):
+                        return ws[len(base) :]
+        return "  "
+
+    # --- editing -------------------------------------------------------------------------
+    def add_member(self, path: JsonPath, key: str, value: Any) -> tuple[JsonDocument, Inserted]:
+        obj = self._container(path, "object")
+        rendered = json.dumps(key, ensure_ascii=False) + ": "
+        return self._insert(
+            obj, [m.start for m in obj.members], [m.end for m in obj.members], rendered, value
+        )
+
+    def append_item(self, path: JsonPath, value: Any) -> tuple[JsonDocument, Inserted]:
+        arr = self._container(path, "array")
+        return self._insert(
+            arr, [i.start for i in arr.items], [i.end for i in arr.items], "", value
+        )
+
+    def remove_member(self, path: JsonPath, key: str, interior: str | None = None) -> JsonDocument:
+        obj = self._container(path, "object")
+        index = _last_index([m.key for m in obj.members], key)
+        if index is None:
+            raise KeyError(key)
+        spans = [(m.start, m.end) for m in obj.members]
+        return self._remove(obj, spans, index, interior)
+
+    def remove_item(self, path: JsonPath, index: int, interior: str | None = None) -> JsonDocument:
+        arr = self._container(path, "array")
+        spans = [(i.start, i.end) for i in arr.items]
+        return self._remove(arr, spans, index, interior)
+
+    def replace_value(self, path: JsonPath, value: Any) -> tuple[JsonDocument, str]:
+        """Replace the value at ``path``; returns the new document and the old value's text."""
+        node = self.node(path)
+        if node is None:
+            raise KeyError(path)
+        indent = _line_indent(self.text, node.start)
+        new = _render(value, self.indent_unit(), indent, self.newline, multiline=True)
+        return self.splice(node.start, node.end, new), self.text[node.start : node.end]
+
+    def replace_value_text(self, path: JsonPath, raw: str) -> JsonDocument:
+        node = self.node(path)
+        if node is None:
+            raise KeyError(path)
+        return self.splice(node.start, node.end, raw)
+
+    def splice(self, start: int, end: int, new: str) -> JsonDocument:
+        return JsonDocument(self.text[:start] + new + self.text[end:], jsonc=self.jsonc)
+
+    # --- internals ---------------------------------------------------------------------------
+    def _container(self, path: JsonPath, kind: str) -> Node:
+        node = self.node(path)
+        if node is None or node.kind != kind:
+            raise KeyError(path)
+        return node
+
+    def _insert(
+        self, node: Node, starts: list[int], ends: list[int], prefix: str, value: Any
+    ) -> tuple[JsonDocument, Inserted]:
+        unit, nl = self.indent_unit(), self.newline
+        if ends:
+            multiline = "\n" in self.text[node.start : starts[0]]
+            if multiline:
+                indent = _line_indent(self.text, starts[-1])
+                text = "," + nl + indent + prefix + _render(value, unit, indent, nl, True)
+            else:
+                text = ", " + prefix + _render(value, unit, "", nl, False)
+            return self.splice(ends[-1], ends[-1], text), Inserted(text, None)
+        outer = _line_indent(self.text, node.start)
+        indent = outer + unit
+        interior = self.text[node.start + 1 : node.end - 1]
+        text = nl + indent + prefix + _render(value, unit, indent, nl, True) + nl + outer
+        return self.splice(node.start + 1, node.end - 1, text), Inserted(text, interior)
+
+    def _remove(
+        self, node: Node, spans: list[tuple[int, int]], index: int, interior: str | None
+    ) -> JsonDocument:
+        start, end = spans[index]
+        text = self.text
+        if len(spans) == 1:
+            keep = "" if interior is None else interior
+            return self.splice(node.start + 1, node.end - 1, keep)
+        if index > 0:
+            prev_end = spans[index - 1][1]
+            between = text[prev_end:start]
+            if between.strip(_WS) == ",":
+                return self.splice(prev_end, end, "")
+            comma = prev_end + between.index(",")
+            return self.splice(start, end, "").splice(comma, comma + 1, "")
+        next_start = spans[1][0]
+        between = text[end:next_start]
+        if between.strip(_WS) == ",":
+            return self.splice(start, next_start, "")
+        comma = end + between.index(",")
+        return self.splice(comma, comma + 1, "").splice(start, end, "")
+
+
+def _child(node: Node, key: Key) -> Node | None:
+    if node.kind == "object" and isinstance(key, str):
+        index = _last_index([m.key for m in node.members], key)
+        return None if index is None else node.members[index].value
+    if node.kind == "array" and isinstance(key, int) and 0 <= key < len(node.items):
+        return node.items[key]
+    return None
+
+
+def _last_index(keys: list[str], key: str) -> int | None:
+    for i in range(len(keys) - 1, -1, -1):
+        if keys[i] == key:
+            return i
+    return None
+
+
+def _walk(node: Node) -> list[Node]:
+    out = [node]
+    for m in node.members:
+        out.extend(_walk(m.value))
+    for i in node.items:
+        out.extend(_walk(i))
+    return out
+
+
+def _line_indent(text: str, pos: int) -> str:
+    line_start = text.rfind("\n", 0, pos) + 1
+    i = line_start
+    while i < len(text) and text[i] in " \t":
+        i += 1
+    return text[line_start:i]
+
+
+def _leading_ws(text: str, pos: int) -> str | None:
+    """The whitespace before ``pos`` if ``pos`` is the first non-blank of its line."""
+    line_start = text.rfind("\n", 0, pos) + 1
+    before = text[line_start:pos]
+    return before if before.strip(" \t") == "" else None
+
+
+def _render(value: Any, unit: str, indent: str, nl: str, multiline: bool) -> str:
+    if not multiline:
+        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    dumped = json.dumps(value, ensure_ascii=False, indent=unit or "  ")
+    return dumped.replace("\n", nl + indent)

@@ -1,0 +1,65 @@
+"""What an adapter asks for: files to own and config entries to hold. Pure values, no I/O.
+
+A ``Plan`` describes the *desired* state of one runtime root; the engine compares it with the
+disk and the manifest (``resolve``) and only then decides what to write.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# config entry kinds
+MEMBER = "member"  # an object member ``key`` at ``path`` (e.g. mcpServers.msd, statusLine)
+ITEM = "item"  # an element appended to the array at ``path`` (e.g. hooks.PreToolUse[])
+
+# what to do when a member already exists and is not ours
+IF_ABSENT = "if_absent"  # leave the user's, report ``skip`` (statusLine)
+CONFLICT = "conflict"  # leave the user's, report ``conflict``; --force replaces with backup
+
+
+@dataclass(frozen=True)
+class FileOp:
+    """A file msd-install owns: written with ``content`` and ``mode``."""
+
+    path: Path  # absolute
+    content: bytes
+    mode: int = 0o644
+
+
+@dataclass(frozen=True)
+class ConfigEntry:
+    """One entry of ours inside a user's config file, added and removed by name."""
+
+    file: Path  # absolute
+    fmt: str  # "json" | "jsonc" (more formats register in installer/configdoc.py)
+    kind: str  # MEMBER | ITEM
+    path: tuple[str, ...]  # the containing object (MEMBER) or array (ITEM)
+    value: Any
+    key: str = ""  # MEMBER only
+    policy: str = CONFLICT  # MEMBER only: IF_ABSENT | CONFLICT
+    force: bool = False  # replace a user's member (backing it up) instead of skipping
+    schema: str | None = None  # name of a bundled JSON Schema the edited file must satisfy
+    label: str = ""  # human name for reports, e.g. "hook msd-secret-read-guard"
+
+    @property
+    def ident(self) -> str:
+        where = ".".join(self.path)
+        return f"{where}.{self.key}" if self.kind == MEMBER else f"{where}[]"
+
+
+@dataclass(frozen=True)
+class Plan:
+    runtime: str
+    scope: str
+    root: Path
+    files: tuple[FileOp, ...] = ()
+    entries: tuple[ConfigEntry, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+    def config_files(self) -> list[Path]:
+        seen: dict[Path, None] = {}
+        for entry in self.entries:
+            seen.setdefault(entry.file, None)
+        return list(seen)

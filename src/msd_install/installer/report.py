@@ -1,0 +1,61 @@
+"""What a run did (or, in a dry run, would do): fixed verbs per path, renderable as text or JSON.
+
+Verbs: create, identical, update, conflict, backup, remove, restore, skip. ``identical`` means
+no write at all. The JSON shape is versioned (``schema``); add fields, never change meanings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+VERBS = ("create", "identical", "update", "conflict", "backup", "remove", "restore", "skip")
+JSON_SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Action:
+    verb: str
+    path: Path
+    detail: str = ""
+
+    def __post_init__(self) -> None:
+        if self.verb not in VERBS:
+            raise ValueError(self.verb)
+
+
+@dataclass
+class Result:
+    command: str  # "install" | "uninstall"
+    runtime: str
+    scope: str
+    root: Path
+    dry_run: bool
+    actions: list[Action] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, verb: str, path: Path, detail: str = "") -> None:
+        self.actions.append(Action(verb, path, detail))
+
+    def count(self, verb: str) -> int:
+        return sum(1 for a in self.actions if a.verb == verb)
+
+    @property
+    def conflicts(self) -> int:
+        return self.count("conflict")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "command": self.command,
+            "runtime": self.runtime,
+            "scope": self.scope,
+            "root": str(self.root),
+            "dry_run": self.dry_run,
+            "actions": [
+                {"verb": a.verb, "path": str(a.path), **({"detail": a.detail} if a.detail else {})}
+                for a in self.actions
+            ],
+            "summary": {v: self.count(v) for v in VERBS if self.count(v)},
+            "notes": self.notes,
+        }

@@ -1,0 +1,240 @@
+"""Install resolution: plan + disk + manifest -> steps, report actions and the new manifest.
+
+Reads only. Decides per file: ``create`` (absent), ``identical`` (same bytes: no write),
+``update`` (ours and unmodified, or modified by the user: their copy is backed up to
+``msd-local-patches/`` first), ``conflict`` (a file that is not ours is in the way; ``--force``
+backs it up under ``msd-backups/`` and uninstall restores it). Config files go through
+``configedit``; files we owned before but no longer ship are removed when unmodified.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import schemas
+from ..errors import ConfigFileError
+from .configedit import EMPTY_FILE, open_doc, reconcile, satisfied, value_hash
+from .context import Context
+from .fs import sha256_bytes
+from .jsonedit import JsonDocument
+from .manifest import ConfigRecord, Manifest
+from .plan import IF_ABSENT, MEMBER, ConfigEntry, FileOp, Plan
+from .report import Result
+from .steps import MakeDir, Remove, Step, Write, missing_dirs
+
+PATCHES_DIR = "msd-local-patches"
+BACKUPS_DIR = "msd-backups"
+
+
+@dataclass
+class Resolution:
+    steps: list[Step] = field(default_factory=list)
+    manifest: Manifest | None = None
+    planned_dirs: set[Path] = field(default_factory=set)
+
+    def ensure_parent(self, path: Path) -> None:
+        for directory in missing_dirs(path, self.planned_dirs):
+            self.planned_dirs.add(directory)
+            self.steps.append(MakeDir(directory))
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise ConfigFileError("a directory is in the way of a file", path=path) from None
+
+
+def resolve_install(
+    plan: Plan,
+    ctx: Context,
+    old: Manifest | None,
+    result: Result,
+    *,
+    root_created: tuple[Path, ...] = (),
+) -> Resolution:
+    """Decide every step of an install. ``root_created``: the root (and parents) this run made."""
+    res = Resolution()
+    new = Manifest(root=plan.root, runtime=plan.runtime, scope=plan.scope)
+    if old is not None:
+        new.dirs = list(old.dirs)
+        new.backups = list(old.backups)
+    for directory in root_created:
+        if new.rel(directory) not in new.dirs:
+            new.dirs.append(new.rel(directory))
+    # Config first: a file we cannot parse must stop the run before anything is written.
+    config_steps = _resolve_config(plan, old, new, res, result)
+    for op in plan.files:
+        _resolve_file(op, ctx, old, new, res, result)
+    _remove_stale(plan, old, res, result)
+    res.steps.extend(config_steps)
+    for directory in sorted(res.planned_dirs):
+        if directory == plan.root or plan.root.is_relative_to(directory):
+            continue  # the root and above: created only in a dry run's imagination
+        rel = new.rel(directory)
+        if rel not in new.dirs:
+            new.dirs.append(rel)
+    res.manifest = new
+    if old is None or old.to_bytes() != new.to_bytes():
+        res.steps.append(Write(new.path, new.to_bytes(), 0o644))
+    return res
+
+
+def _resolve_file(
+    op: FileOp, ctx: Context, old: Manifest | None, new: Manifest, res: Resolution, result: Result
+) -> None:
+    rel = new.rel(op.path)
+    record = old.files.get(rel) if old else None
+    current = None if op.path.is_symlink() and record is None else _read(op.path)
+    if op.path.is_symlink() and record is None:
+        result.add("conflict", op.path, "a symlink of yours is there; --force replaces it")
+        if not ctx.force:
+            return
+        current = None
+    want_sha = sha256_bytes(op.content)
+    if current is None:
+        res.ensure_parent(op.path)
+        res.steps.append(Write(op.path, op.content, op.mode))
+        result.add("create", op.path)
+    elif current == op.content and _mode(op.path) == op.mode:
+        result.add("identical", op.path)
+    elif record is not None and sha256_bytes(current) == record["sha256"]:
+        res.steps.append(Write(op.path, op.content, op.mode))
+        result.add("update", op.path)
+    elif record is not None:
+        patch = new.root / PATCHES_DIR / rel
+        res.ensure_parent(patch)
+        res.steps.append(Write(patch, current, None))
+        res.steps.append(Write(op.path, op.content, op.mode))
+        result.add("backup", patch, f"your changes to {rel} are kept here")
+        result.add("update", op.path)
+    elif current == op.content:
+        res.steps.append(Write(op.path, op.content, op.mode))
+        result.add("update", op.path, "file mode")
+    elif ctx.force:
+        backup = new.root / BACKUPS_DIR / rel
+        res.ensure_parent(backup)
+        res.steps.append(Write(backup, current, None))
+        res.steps.append(Write(op.path, op.content, op.mode))
+        new.backups.append({"path": rel, "backup": new.rel(backup)})
+        result.add("backup", backup, f"yours, restored on uninstall: {rel}")
+        result.add("update", op.path)
+    else:
+        result.add("conflict", op.path, "a file of yours is there; --force replaces it")
+        return
+    new.files[rel] = {"sha256": want_sha, "mode": op.mode}
+
+
+def _mode(path: Path) -> int:
+    return path.stat().st_mode & 0o7777
+
+
+def _remove_stale(plan: Plan, old: Manifest | None, res: Resolution, result: Result) -> None:
+    if old is None:
+        return
+    wanted = {old.rel(op.path) for op in plan.files}
+    for rel, record in sorted(old.files.items()):
+        if rel in wanted:
+            continue
+        path = old.abs(rel)
+        current = _read(path)
+        if current is None:
+            continue
+        if sha256_bytes(current) == record["sha256"]:
+            res.steps.append(Remove(path))
+            result.add("remove", path, "no longer part of msd")
+        else:
+            result.add("skip", path, "no longer part of msd, but modified by you: kept")
+
+
+def _resolve_config(
+    plan: Plan, old: Manifest | None, new: Manifest, res: Resolution, result: Result
+) -> list[Step]:
+    steps: list[Step] = []
+    files = list(plan.config_files())
+    if old is not None:
+        for old_record in old.config:
+            old_path = old.abs(old_record["file"])
+            if old_path not in files:
+                files.append(old_path)
+    for path in files:
+        entries = [e for e in plan.entries if e.file == path]
+        record = old.config_for(path) if old else None
+        old_ops = record["ops"] if record else []
+        raw = _read(path)
+        fmt = entries[0].fmt if entries else (record["fmt"] if record else "json")
+        doc = open_doc(path, raw, fmt)
+        created = raw is None or bool(record and record["created"])
+        if record is not None and satisfied(doc, entries, old_ops):
+            new.config.append(record)
+            result.add("identical", path)
+            _report_untouched(entries, doc, result)
+            continue
+        rec = reconcile(path, doc, entries, old_ops)
+        for label in rec.kept:
+            result.add("skip", path, f"{label}: changed by you, left as is")
+        for outcome in rec.outcomes:
+            if outcome.verb in ("skip", "conflict", "backup"):
+                result.add(outcome.verb, path, f"{outcome.entry.label}: {outcome.detail}")
+        text = rec.text
+        if raw is None and not rec.ops:
+            continue
+        if created and not rec.ops and text == EMPTY_FILE:
+            steps.append(Remove(path))
+            result.add("remove", path)
+            continue
+        _validate(path, entries, raw, text)
+        if rec.ops:
+            new.config.append(
+                ConfigRecord(file=new.rel(path), fmt=fmt, created=created, ops=rec.ops)
+            )
+        if raw is not None and text.encode() == raw:
+            result.add("identical", path)
+            continue
+        if raw is None:
+            res.ensure_parent(path)
+        steps.append(Write(path, text.encode(), None if raw is not None else 0o644))
+        result.add("create" if raw is None else "update", path)
+    return steps
+
+
+def _report_untouched(entries: list[ConfigEntry], doc: JsonDocument, result: Result) -> None:
+    """On an identical run, still tell the user about entries we leave to them."""
+    for entry in entries:
+        if entry.kind == MEMBER and not entry.force:
+            node = doc.node((*entry.path, entry.key))
+            if node is not None and value_hash(node.value) != value_hash(entry.value):
+                verb = "skip" if entry.policy == IF_ABSENT else "conflict"
+                result.add(verb, entry.file, f"{entry.label}: yours is kept")
+
+
+def _validate(path: Path, entries: list[ConfigEntry], raw: bytes | None, text: str) -> None:
+    """Refuse to save an edit that breaks the file's published schema (errors we introduced)."""
+    names = {e.schema for e in entries if e.schema}
+    if not names:
+        return
+    import json
+
+    import jsonschema
+
+    after = json.loads(text)
+    before = json.loads(raw.decode()) if raw else {}
+    for name in sorted(n for n in names if n):
+        validator = jsonschema.Draft7Validator(schemas.load(name))
+        old_errors = {_err(e) for e in validator.iter_errors(before)}
+        for err in validator.iter_errors(after):
+            if _err(err) not in old_errors:
+                raise ConfigFileError(
+                    f"the edited file would not match the {name} schema at "
+                    f"{'.'.join(str(p) for p in err.absolute_path) or '/'}: "
+                    f"{err.message}",
+                    path=path,
+                )
+
+
+def _err(err: object) -> tuple[str, str]:
+    path = getattr(err, "absolute_path", ())
+    return ".".join(str(p) for p in path), str(getattr(err, "message", ""))

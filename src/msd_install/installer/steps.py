@@ -1,0 +1,65 @@
+"""Concrete disk steps decided by resolution, and the one place that executes them.
+
+Resolution (pure reads) turns a plan or a manifest into ``Step`` values; ``execute`` performs
+them through a ``Transaction``. A dry run stops after resolution, so it cannot write.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .fs import Transaction
+
+
+@dataclass(frozen=True)
+class MakeDir:
+    path: Path
+
+
+@dataclass(frozen=True)
+class Write:
+    path: Path
+    content: bytes
+    mode: int | None = None  # None: keep the mode of the file it replaces
+
+
+@dataclass(frozen=True)
+class Remove:
+    path: Path
+
+
+@dataclass(frozen=True)
+class RemoveDirIfEmpty:
+    path: Path
+
+
+Step = MakeDir | Write | Remove | RemoveDirIfEmpty
+
+
+def execute(steps: list[Step], tx: Transaction) -> list[Path]:
+    """Run the steps in order; returns the directories that ``RemoveDirIfEmpty`` kept."""
+    kept: list[Path] = []
+    for step in steps:
+        if isinstance(step, MakeDir):
+            tx.makedirs(step.path)
+        elif isinstance(step, Write):
+            tx.write(step.path, step.content, step.mode)
+        elif isinstance(step, Remove):
+            if step.path.exists() or step.path.is_symlink():
+                tx.remove(step.path)
+        elif not tx.rmdir(step.path) and step.path.exists():
+            kept.append(step.path)
+    return kept
+
+
+def missing_dirs(path: Path, planned: set[Path]) -> list[Path]:
+    """Directories above ``path`` that do not exist yet and are not planned yet, top first."""
+    out: list[Path] = []
+    probe = path.parent
+    while not probe.exists() and probe not in planned:
+        out.append(probe)
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    return list(reversed(out))

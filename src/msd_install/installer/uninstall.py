@@ -1,0 +1,70 @@
+"""Uninstall resolution: the manifest, and only the manifest, says what to take away.
+
+A file is removed only if its bytes still hash to what we wrote (a file the user changed is
+kept and reported); a config entry only if it is still ours; backups are put back; the
+directories we created go once empty; the manifest goes last. No name patterns, ever.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .configedit import EMPTY_FILE, invert, open_doc
+from .fs import sha256_bytes
+from .manifest import Manifest
+from .report import Result
+from .steps import Remove, RemoveDirIfEmpty, Step, Write
+
+
+def resolve_uninstall(manifest: Manifest, result: Result) -> list[Step]:
+    steps: list[Step] = []
+    # Config first: an unparsable file must stop the run before anything is removed.
+    for record in manifest.config:
+        path = manifest.abs(record["file"])
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            result.add("skip", path, "already gone")
+            continue
+        doc = open_doc(path, raw, record["fmt"])
+        doc, kept = invert(doc, record["ops"])
+        for label in kept:
+            result.add("skip", path, f"{label}: changed by you, left as is")
+        if record["created"] and doc.text == EMPTY_FILE:
+            steps.append(Remove(path))
+            result.add("remove", path)
+        elif doc.text.encode() != raw:
+            steps.append(Write(path, doc.text.encode(), None))
+            result.add("update", path, "msd entries removed")
+        else:
+            result.add("identical", path)
+    backups = {b["path"]: manifest.abs(b["backup"]) for b in manifest.backups}
+    for rel, file in sorted(manifest.files.items()):
+        path = manifest.abs(rel)
+        try:
+            current = path.read_bytes()
+        except FileNotFoundError:
+            current = None
+        ours = current is not None and sha256_bytes(current) == file["sha256"]
+        if current is not None and not ours:
+            result.add("skip", path, "modified by you: kept")
+            continue
+        if rel in backups and backups[rel].exists():
+            steps.append(Write(path, backups[rel].read_bytes(), None))
+            steps.append(Remove(backups[rel]))
+            result.add("restore", path)
+        elif ours:
+            steps.append(Remove(path))
+            result.add("remove", path)
+    steps.append(Remove(manifest.path))
+    result.add("remove", manifest.path)
+    root = manifest.root
+    for rel in sorted(manifest.dirs, key=_depth, reverse=True):
+        path = manifest.abs(rel)
+        if path != root and not root.is_relative_to(path):  # root and above: after the lock
+            steps.append(RemoveDirIfEmpty(path))
+    return steps
+
+
+def _depth(rel: str) -> tuple[int, str]:
+    return (len(Path(rel).parts), rel)

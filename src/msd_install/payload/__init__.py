@@ -1,0 +1,211 @@
+"""The MSD Core payload: package data parsed once into typed, runtime-neutral objects.
+
+Source format is Claude-Code-native (Markdown + YAML frontmatter). Adapters convert these
+objects into each runtime's own format; nothing here knows about any runtime.
+Layout of ``payload/data``: ``commands/*.md``, ``agents/*.md``, ``skills/<name>/SKILL.md``,
+``hooks/*.py`` + ``hooks/hooks.json``, ``core/**`` (becomes ``<root>/msd-core/``). The
+stdlib runtime package ``msd_install.msdcore`` is shipped as ``msd-core/lib/msdcore/``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from ..errors import PayloadError
+
+if sys.version_info >= (3, 11):
+    from importlib.resources.abc import Traversable
+else:  # pragma: no cover
+    from importlib.abc import Traversable
+
+PLACEHOLDER_ROOT = "~/.claude/"  # how payload text names the install root; rewritten per runtime
+
+
+@dataclass(frozen=True)
+class Document:
+    """A Markdown file with YAML frontmatter."""
+
+    relpath: str
+    meta: tuple[tuple[str, Any], ...]
+    body: str
+    raw: str
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return dict(self.meta).get(key, default)
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    description: str
+    doc: Document
+
+
+@dataclass(frozen=True)
+class Agent:
+    name: str
+    description: str
+    tools: tuple[str, ...]
+    doc: Document
+
+
+@dataclass(frozen=True)
+class Skill:
+    name: str
+    description: str
+    doc: Document
+
+
+@dataclass(frozen=True)
+class HookSpec:
+    name: str
+    script: str
+    event: str | None  # Claude event name; None = helper file, never registered
+    matcher: str | None  # Claude tool-name regex
+    timeout: int | None
+    content: bytes
+
+
+@dataclass(frozen=True)
+class DataFile:
+    relpath: str  # relative to its tree (core/ or the msdcore package)
+    content: bytes
+    executable: bool = False
+
+    @property
+    def is_text(self) -> bool:
+        return self.relpath.endswith((".md", ".json", ".txt", ".toml", ".yaml"))
+
+
+@dataclass(frozen=True)
+class Payload:
+    commands: tuple[Command, ...]
+    agents: tuple[Agent, ...]
+    skills: tuple[Skill, ...]
+    hooks: tuple[HookSpec, ...]
+    core: tuple[DataFile, ...]
+    lib: tuple[DataFile, ...]
+
+
+def split_frontmatter(relpath: str, text: str) -> Document:
+    from io import StringIO
+
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != "---":
+        raise PayloadError(f"payload file {relpath} has no frontmatter")
+    try:
+        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
+    except StopIteration:
+        raise PayloadError(f"payload file {relpath}: frontmatter is not closed") from None
+    try:
+        meta = YAML(typ="safe", pure=True).load(StringIO("\n".join(lines[1:end])))
+    except YAMLError as exc:
+        raise PayloadError(f"payload file {relpath}: bad frontmatter: {exc}") from None
+    if not isinstance(meta, dict):
+        raise PayloadError(f"payload file {relpath}: frontmatter is not a mapping")
+    body = "\n".join(lines[end + 1 :])
+    return Document(relpath, tuple(meta.items()), body, text)
+
+
+def _data() -> Traversable:
+    return resources.files(__name__).joinpath("data")
+
+
+def _walk(node: Traversable, prefix: str = "") -> list[tuple[str, Traversable]]:
+    out: list[tuple[str, Traversable]] = []
+    for child in sorted(node.iterdir(), key=lambda c: c.name):
+        if child.name == "__pycache__" or child.name.endswith((".pyc", ".pyo")):
+            continue
+        rel = f"{prefix}{child.name}"
+        if child.is_dir():
+            out.extend(_walk(child, rel + "/"))
+        else:
+            out.append((rel, child))
+    return out
+
+
+def _markdown(folder: str) -> list[Document]:
+    node = _data().joinpath(folder)
+    if not node.is_dir():
+        return []
+    return [
+        split_frontmatter(f"{folder}/{rel}", item.read_text(encoding="utf-8"))
+        for rel, item in _walk(node)
+        if rel.endswith(".md")
+    ]
+
+
+def _str(doc: Document, key: str) -> str:
+    value = doc.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise PayloadError(f"payload file {doc.relpath}: missing '{key}'")
+    return value
+
+
+def _hooks() -> tuple[HookSpec, ...]:
+    folder = _data().joinpath("hooks")
+    registry = folder.joinpath("hooks.json")
+    if not registry.is_file():
+        return ()
+    specs: list[HookSpec] = []
+    for item in json.loads(registry.read_text(encoding="utf-8"))["hooks"]:
+        script = folder.joinpath(item["script"])
+        if not script.is_file():
+            raise PayloadError(f"hooks.json names {item['script']}, which is not in the payload")
+        specs.append(
+            HookSpec(
+                item["name"],
+                item["script"],
+                item.get("event"),
+                item.get("matcher"),
+                item.get("timeout"),
+                script.read_bytes(),
+            )
+        )
+    return tuple(specs)
+
+
+def _tree(node: Traversable) -> tuple[DataFile, ...]:
+    return tuple(
+        DataFile(rel, item.read_bytes(), rel.startswith("bin/")) for rel, item in _walk(node)
+    )
+
+
+@cache
+def load() -> Payload:
+    """The bundled payload, parsed once per process."""
+    commands = tuple(
+        Command(_str(d, "name"), _str(d, "description"), d) for d in _markdown("commands")
+    )
+    agents = tuple(
+        Agent(
+            _str(d, "name"),
+            _str(d, "description"),
+            tuple(t.strip() for t in str(d.get("tools", "")).split(",") if t.strip()),
+            d,
+        )
+        for d in _markdown("agents")
+    )
+    skills = tuple(
+        Skill(_str(d, "name"), _str(d, "description"), d)
+        for d in _markdown("skills")
+        if d.relpath.endswith("/SKILL.md")
+    )
+    core = _data().joinpath("core")
+    lib = resources.files("msd_install").joinpath("msdcore")
+    return Payload(
+        commands,
+        agents,
+        skills,
+        _hooks(),
+        _tree(core) if core.is_dir() else (),
+        tuple(f for f in _tree(lib) if f.relpath.endswith(".py")),
+    )

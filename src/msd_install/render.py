@@ -1,0 +1,35 @@
+"""Text rendering of results: one line per path with its fixed verb, then a summary line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .installer.report import VERBS, Result
+
+
+def show_path(path: Path, home: Path) -> str:
+    try:
+        return "~/" + path.relative_to(home).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def render_text(result: Result, home: Path) -> str:
+    title = "would " if result.dry_run else ""
+    head = (
+        f"{RUNTIME_TITLE.get(result.command, result.command)} {result.runtime} "
+        f"({result.scope}) at {show_path(result.root, home)}"
+        + (" [dry run]" if result.dry_run else "")
+    )
+    lines = [head]
+    for action in result.actions:
+        detail = f"  ({action.detail})" if action.detail else ""
+        lines.append(f"  {action.verb:<9} {show_path(action.path, home)}{detail}")
+    for note in result.notes:
+        lines.append(f"  note: {note}")
+    counts = ", ".join(f"{result.count(v)} {v}" for v in VERBS if result.count(v))
+    lines.append(f"{title}{result.command}: {counts or 'nothing to do'}")
+    return "\n".join(lines)
+
+
+RUNTIME_TITLE = {"install": "Installing msd into", "uninstall": "Removing msd from"}
