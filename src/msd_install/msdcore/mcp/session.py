@@ -1,0 +1,186 @@
+"""One connection's JSON-RPC dispatch, for both protocol eras.
+
+Legacy (2025-06-18, 2025-11-25): ``initialize`` negotiates a version, then ``ping``,
+``tools/list`` and ``tools/call``. Modern (2026-07-28): no handshake; every request names its
+version in ``params._meta`` and ``server/discover`` describes the server; results carry
+``resultType`` (and list results ``ttlMs``/``cacheScope``). The era is chosen by how the client
+opens: once a modern request has been served, ``initialize`` is answered with -32022 naming
+the modern versions, which is how dual-era clients recognise a server that already went modern.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..audit import AuditLog
+from ..toolspec import JSONObject, ToolContext, ToolSpec
+from .calls import Caller, call_tool
+from .protocol import (
+    HANDSHAKE_VERSIONS,
+    INSTRUCTIONS,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    LIST_TTL_MS,
+    META_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_SERVER_INFO,
+    META_VERSION,
+    METHOD_NOT_FOUND,
+    MODERN_VERSIONS,
+    SERVER_INFO,
+    UNSUPPORTED_VERSION,
+    RpcError,
+)
+
+ALL_VERSIONS = [*MODERN_VERSIONS, *HANDSHAKE_VERSIONS]
+CAPABILITIES = {"tools": {"listChanged": False}}
+
+
+def describe(spec: ToolSpec) -> JSONObject:
+    """The ``tools/list`` entry of a tool."""
+    return {
+        "name": spec.name,
+        "title": spec.title,
+        "description": spec.description,
+        "inputSchema": spec.input_schema,
+        "outputSchema": spec.output_schema,
+        "annotations": {
+            "title": spec.title,
+            "readOnlyHint": spec.read_only,
+            "destructiveHint": spec.destructive,
+            "idempotentHint": spec.idempotent,
+            "openWorldHint": spec.open_world,
+        },
+    }
+
+
+def error(msg_id: Any, exc: RpcError) -> JSONObject:
+    return {"jsonrpc": "2.0", "id": msg_id, "error": exc.to_json()}
+
+
+class Session:
+    def __init__(self, tools: list[ToolSpec], ctx: ToolContext, audit: AuditLog | None) -> None:
+        self._tools = {t.name: t for t in tools}
+        self._listing = [describe(t) for t in tools]
+        self._ctx = ctx
+        self._audit = audit
+        self.era: str | None = None
+        self._client: dict[str, Any] | None = None
+        self._version: str | None = None
+
+    def handle(self, msg: Any) -> JSONObject | None:
+        """The reply to one decoded message, or None (notifications and stray responses)."""
+        if not isinstance(msg, dict):
+            why = "batches are not supported" if isinstance(msg, list) else "not a JSON object"
+            return error(None, RpcError(INVALID_REQUEST, f"invalid request: {why}"))
+        if "id" not in msg:
+            if isinstance(msg.get("method"), str) or "result" in msg or "error" in msg:
+                return None  # a notification: never answered, even if we do not know it
+            return error(None, RpcError(INVALID_REQUEST, "invalid request: no method"))
+        msg_id = msg["id"]
+        if isinstance(msg_id, bool) or not isinstance(msg_id, (str, int)):
+            return error(
+                None, RpcError(INVALID_REQUEST, "invalid request: id must be a string or integer")
+            )
+        if "method" not in msg and ("result" in msg or "error" in msg):
+            return None  # a response to a request we never send; ignore it
+        try:
+            if msg.get("jsonrpc") != "2.0":
+                raise RpcError(INVALID_REQUEST, 'invalid request: jsonrpc must be "2.0"')
+            method = msg.get("method")
+            if not isinstance(method, str):
+                raise RpcError(INVALID_REQUEST, "invalid request: method must be a string")
+            params = msg.get("params", {})
+            if not isinstance(params, dict):
+                raise RpcError(INVALID_PARAMS, "params must be an object")
+            result = self._dispatch(method, params)
+        except RpcError as exc:
+            return error(msg_id, exc)
+        return {"jsonrpc": "2.0", "id": msg_id, "result": result}
+
+    def _dispatch(self, method: str, params: JSONObject) -> JSONObject:
+        meta = params.get("_meta")
+        if method == "initialize":
+            return self._initialize(params)
+        if method == "server/discover" or (isinstance(meta, dict) and META_VERSION in meta):
+            return self._modern(method, params, meta)
+        handler = self._legacy_methods().get(method)
+        if handler is None:
+            raise RpcError(METHOD_NOT_FOUND, f"method not found: {method}")
+        return handler(params)
+
+    def _legacy_methods(self) -> dict[str, Callable[[JSONObject], JSONObject]]:
+        return {"ping": lambda p: {}, "tools/list": self._list, "tools/call": self._call}
+
+    def _initialize(self, params: JSONObject) -> JSONObject:
+        requested = params.get("protocolVersion")
+        if not isinstance(requested, str):
+            raise RpcError(INVALID_PARAMS, "initialize: protocolVersion must be a string")
+        if self.era == "modern":
+            data = {"supported": list(MODERN_VERSIONS), "requested": requested}
+            raise RpcError(
+                UNSUPPORTED_VERSION, "this connection already uses the stateless protocol", data
+            )
+        version = requested if requested in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[0]
+        info = params.get("clientInfo")
+        self._client = info if isinstance(info, dict) else None
+        self._version = version
+        self.era = "legacy"
+        return {
+            "protocolVersion": version,
+            "capabilities": CAPABILITIES,
+            "serverInfo": SERVER_INFO,
+            "instructions": INSTRUCTIONS,
+        }
+
+    def _modern(self, method: str, params: JSONObject, meta: Any) -> JSONObject:
+        if not isinstance(meta, dict) or META_VERSION not in meta:
+            raise RpcError(INVALID_PARAMS, f"{method}: params._meta[{META_VERSION!r}] is required")
+        requested = meta[META_VERSION]
+        if requested not in MODERN_VERSIONS:
+            data = {"supported": ALL_VERSIONS, "requested": requested}
+            raise RpcError(
+                UNSUPPORTED_VERSION, f"unsupported protocol version: {requested!r}", data
+            )
+        if not isinstance(meta.get(META_CAPABILITIES), dict):
+            raise RpcError(
+                INVALID_PARAMS, f"{method}: params._meta[{META_CAPABILITIES!r}] must be an object"
+            )
+        info = meta.get(META_CLIENT_INFO)
+        caller = Caller(info if isinstance(info, dict) else None, requested)
+        if method == "server/discover":
+            result: JSONObject = {
+                "supportedVersions": ALL_VERSIONS,
+                "capabilities": CAPABILITIES,
+                "instructions": INSTRUCTIONS,
+                "ttlMs": LIST_TTL_MS,
+                "cacheScope": "private",
+            }
+        elif method == "tools/list":
+            result = {"tools": self._listing, "ttlMs": LIST_TTL_MS, "cacheScope": "private"}
+        elif method == "tools/call":
+            result = self._call(params, caller)
+        else:
+            raise RpcError(METHOD_NOT_FOUND, f"method not found: {method}")
+        if self.era is None:
+            self.era = "modern"
+        result["resultType"] = "complete"
+        result["_meta"] = {META_SERVER_INFO: SERVER_INFO}
+        return result
+
+    def _list(self, params: JSONObject) -> JSONObject:
+        return {"tools": self._listing}
+
+    def _call(self, params: JSONObject, caller: Caller | None = None) -> JSONObject:
+        name = params.get("name")
+        spec = self._tools.get(name) if isinstance(name, str) else None
+        if spec is None:
+            raise RpcError(INVALID_PARAMS, f"unknown tool: {name!r}")
+        return call_tool(
+            spec,
+            params.get("arguments"),
+            self._ctx,
+            self._audit,
+            caller or Caller(self._client, self._version),
+        )
