@@ -1,0 +1,102 @@
+"""Todos: one Markdown file per idea in ``.planning/todos/pending/``, moved to ``completed/``.
+
+A todo file is ``<id>-<slug>.md`` with frontmatter ``id`` (three digits, unique across pending
+and completed), ``title``, ``area``, ``created`` and, once done, ``completed``.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+from ..toolspec import JSONObject, ToolError
+from . import phasenum, yamlish
+from .frontmatter import parse_text, with_key
+from .fsio import atomic_write, ensure_dir, read_text
+from .locking import file_lock
+from .project import Project
+
+ID_RE = re.compile(r"^(?P<id>\d{3,})-.*\.md$")
+
+
+def _dirs(project: Project) -> tuple[Path, Path]:
+    return project.file("todos/pending"), project.file("todos/completed")
+
+
+def _entries(project: Project, directory: Path) -> list[JSONObject]:
+    if not directory.is_dir():
+        return []
+    out = []
+    for path in sorted(directory.iterdir()):
+        m = ID_RE.match(path.name)
+        if not m or not path.is_file():
+            continue
+        data, _ = parse_text(read_text(path), project.rel(path))
+        out.append(
+            {
+                "id": m.group("id"),
+                "title": data.get("title", ""),
+                "area": data.get("area", ""),
+                "created": data.get("created"),
+                "completed": data.get("completed"),
+                "path": project.rel(path),
+            }
+        )
+    return out
+
+
+def todo_add(project: Project, title: str, area: str = "general") -> JSONObject:
+    project.require_planning()
+    title = " ".join(str(title).split())
+    if not title:
+        raise ToolError("invalid_value", "a todo needs a non-empty title")
+    pending, completed = _dirs(project)
+    with file_lock(project.file(".lock")):
+        ensure_dir(pending)
+        ids = [int(e["id"]) for d in (pending, completed) for e in _entries(project, d)]
+        todo_id = f"{max(ids, default=0) + 1:03d}"
+        meta = {
+            "id": todo_id,
+            "title": title,
+            "area": area,
+            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+        text = f"---\n{yamlish.dump(meta)}---\n# {title}\n\n## Problem\n\n## Solution\n\nTBD\n"
+        path = pending / f"{todo_id}-{phasenum.slugify(title)}.md"
+        atomic_write(path, text)
+    return {"id": todo_id, "title": title, "area": area, "path": project.rel(path)}
+
+
+def todo_list(project: Project, include_completed: bool = False) -> JSONObject:
+    pending, completed = _dirs(project)
+    result: JSONObject = {"pending": _entries(project, pending)}
+    if include_completed:
+        result["completed"] = _entries(project, completed)
+    result["count"] = len(result["pending"])
+    return result
+
+
+def todo_done(project: Project, todo_id: str) -> JSONObject:
+    project.require_planning()
+    wanted = str(todo_id).strip()
+    if not wanted.isdigit():
+        raise ToolError("invalid_value", f"{todo_id!r}: a todo id is a number such as 004")
+    wanted = f"{int(wanted):03d}"
+    pending, completed = _dirs(project)
+    with file_lock(project.file(".lock")):
+        match = next((e for e in _entries(project, pending) if e["id"] == wanted), None)
+        if match is None:
+            raise ToolError("not_found", f"no pending todo with id {wanted}")
+        source = project.root / match["path"]
+        text = with_key(
+            read_text(source),
+            "completed",
+            time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            match["path"],
+        )
+        ensure_dir(completed)
+        target = completed / source.name
+        atomic_write(target, text)
+        source.unlink()
+    return {"id": wanted, "title": match["title"], "path": project.rel(target)}
