@@ -95,10 +95,10 @@ def cli(
     probe = context.from_environment(scope=scope or GLOBAL)
     if not names:
         names = (
-            _ask_runtimes(probe) if interactive else _missing("a runtime", "--claude (or --all)")
+            _ask_runtimes(probe) if interactive else _missing("no runtime given", "--claude (or --all)")
         )
     if scope is None:
-        scope = _ask_scope() if interactive else _missing("where to install", "--global or --local")
+        scope = _ask_scope() if interactive else _missing("no scope given", "--global or --local")
     if config_dir is not None and len(names) > 1:
         raise UsageError("--config-dir applies to one runtime; name exactly one")
     ctx = context.from_environment(
@@ -131,7 +131,7 @@ def _run(name: str, ctx: Context, *, uninstall: bool, dry_run: bool) -> Result:
 
 
 def _missing(what: str, flags: str) -> Any:
-    raise UsageError(f"no {what} given and no terminal to ask on; pass {flags}")
+    raise UsageError(f"{what} and no terminal to ask on; pass {flags}")
 
 
 def _ask_runtimes(ctx: Context) -> list[str]:

@@ -1,0 +1,7 @@
+"""``python -m msd_install``: the same as the ``msd-install`` command."""
+
+from __future__ import annotations
+
+from .cli import main
+
+main()

@@ -1,0 +1,126 @@
+"""The command line as a user meets it: flags, errors, prompts, exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from helpers import cli_env, run_cli, snapshot
+
+from msd_install import __version__
+from msd_install.runtimes import RUNTIMES
+
+
+def one_line_error(proc: subprocess.CompletedProcess[str]) -> str:
+    lines = proc.stderr.strip().splitlines()
+    assert "Traceback" not in proc.stderr
+    return lines[-1]
+
+
+def test_help_lists_every_runtime_flag(tmp_path: Path) -> None:
+    proc = run_cli(["--help"], tmp_path)
+    assert proc.returncode == 0
+    for name in RUNTIMES:
+        assert f"--{name}" in proc.stdout
+    for flag in ("--all", "--global", "--local", "--config-dir", "--uninstall", "--dry-run",
+                 "--json", "--yes", "--force-statusline", "--version"):
+        assert flag in proc.stdout
+
+
+def test_version(tmp_path: Path) -> None:
+    proc = run_cli(["--version"], tmp_path)
+    assert proc.returncode == 0 and __version__ in proc.stdout
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["--claude", "--global", "--bogus"], "No such option '--bogus'"),
+    (["--codex", "--global"], "--codex (OpenAI Codex CLI) is not supported yet"),
+    (["--claude", "--kimi", "--global"], "--kimi (Kimi CLI) is not supported yet"),
+    (["--global"], "no runtime given and no terminal to ask on; pass --claude"),
+    (["--claude"], "no scope given and no terminal to ask on; pass --global or --local"),
+    (["--claude", "--global", "--local"], "--global and --local cannot be used together"),
+    (["--claude", "--local", "--config-dir", "x"], "cannot be used with --local"),
+])
+def test_usage_errors_exit_2_with_one_line_and_write_nothing(tmp_path: Path, args: list[str],
+                                                              needle: str) -> None:
+    home = tmp_path / "h"
+    home.mkdir()
+    proc = run_cli(args, home)
+    assert proc.returncode == 2, proc.stderr
+    assert needle in proc.stderr
+    one_line_error(proc)
+    assert snapshot(home) == {}
+
+
+def test_config_dir_and_claude_config_dir(tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    home.mkdir()
+    target = tmp_path / "custom"
+    proc = run_cli(["--claude", "--config-dir", str(target), "--yes"], home)
+    assert proc.returncode == 0, proc.stderr
+    assert (target / "skills/msd-help/SKILL.md").is_file()
+    assert (target / ".claude.json").is_file()  # Claude keeps its state file in the config dir
+    assert not (home / ".claude").exists() and not (home / ".claude.json").exists()
+    assert run_cli(["--claude", "--config-dir", str(target), "--yes", "-u"], home).returncode == 0
+    assert not target.exists()
+
+    env_dir = tmp_path / "envdir"
+    proc = run_cli(["--claude", "-g", "-y"], home, CLAUDE_CONFIG_DIR=str(env_dir))
+    assert proc.returncode == 0, proc.stderr
+    assert (env_dir / "msd-file-manifest.json").is_file()
+    assert run_cli(["--claude", "-g", "-y", "-u"], home, CLAUDE_CONFIG_DIR=str(env_dir)).returncode == 0
+    assert snapshot(home) == {}
+
+
+def test_json_document_shape(tmp_path: Path) -> None:
+    proc = run_cli(["--all", "--global", "--yes", "--json", "--dry-run"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["format"] == 1 and doc["version"] == __version__ and doc["exit_code"] == 0
+    (result,) = doc["results"]
+    assert result["runtime"] == "claude" and result["command"] == "install"
+    assert {a["verb"] for a in result["actions"]} == {"create"}
+    assert result["summary"]["create"] == len(result["actions"])
+
+
+def run_in_pty(args: list[str], home: Path, answers: list[tuple[str, str]]) -> tuple[int, str]:
+    """Run the CLI on a pseudo-terminal, typing each answer once its prompt shows."""
+    master, slave = os.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "msd_install", *args], cwd=home,
+                            env=cli_env(home), stdin=slave, stdout=slave, stderr=slave)
+    os.close(slave)
+    out = b""
+    deadline = time.monotonic() + 60
+    pending = list(answers)
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        if pending and pending[0][0].encode() in out:
+            os.write(master, pending.pop(0)[1].encode() + b"\n")
+        if proc.poll() is not None and not ready:
+            break
+    proc.wait(timeout=30)
+    os.close(master)
+    return proc.returncode, out.decode(errors="replace")
+
+
+def test_tty_asks_for_runtime_and_scope(tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    (home / ".claude").mkdir(parents=True)
+    code, out = run_in_pty([], home, [("Runtimes", ""), ("locally", "g")])
+    assert code == 0, out
+    assert "Claude Code (detected)" in out
+    assert (home / ".claude/msd-file-manifest.json").is_file()

@@ -1,0 +1,73 @@
+"""Shared test helpers: fake homes, tree snapshots, running the real CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+
+Tree = dict[str, Any]
+
+
+def snapshot(root: Path, *, stat: bool = False) -> Tree:
+    """Every file and directory under ``root``: bytes (and mode/mtime/inode when ``stat``)."""
+    out: Tree = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        base = Path(dirpath)
+        for name in dirnames:
+            p = base / name
+            out[p.relative_to(root).as_posix() + "/"] = oct(p.stat().st_mode & 0o7777)
+        for name in filenames:
+            p = base / name
+            st = p.lstat()
+            if stat:
+                out[p.relative_to(root).as_posix()] = (p.read_bytes(), st.st_mode, st.st_mtime_ns,
+                                                       st.st_ino)
+            else:
+                out[p.relative_to(root).as_posix()] = (p.read_bytes(), oct(st.st_mode & 0o7777))
+    return out
+
+
+def build(root: Path, spec: dict[str, str | bytes]) -> None:
+    """Create files from a {relative path: content} spec."""
+    for rel, content in spec.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content.encode() if isinstance(content, str) else content)
+
+
+def cli_env(home: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "XDG_"))}
+    env.update(HOME=str(home), XDG_STATE_HOME=str(home / ".local/state"),
+               XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local/share"))
+    env.update(extra)
+    return env
+
+
+def run_cli(args: list[str], home: Path, cwd: Path | None = None, *, stdin: str | None = None,
+            **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "msd_install", *args],
+        cwd=cwd or home, env=cli_env(home, **env), capture_output=True, text=True,
+        input=stdin if stdin is not None else "", timeout=120,
+    )
+
+
+def run_json(args: list[str], home: Path, cwd: Path | None = None, **env: str) -> dict[str, Any]:
+    proc = run_cli([*args, "--json"], home, cwd, **env)
+    assert proc.returncode in (0, 1), proc.stderr
+    doc: dict[str, Any] = json.loads(proc.stdout)
+    return doc
+
+
+def verbs(doc: dict[str, Any]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for result in doc["results"]:
+        for action in result["actions"]:
+            out[action["verb"]] = out.get(action["verb"], 0) + 1
+    return out

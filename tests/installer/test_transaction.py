@@ -1,0 +1,127 @@
+"""A run is a transaction: a failure after any write leaves the exact prior tree."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import build, snapshot
+
+from msd_install.errors import LockTimeoutError
+from msd_install.installer import engine, lock
+from msd_install.installer.context import GLOBAL, LOCAL, Context
+from msd_install.installer.fs import InjectedFaultError, Transaction
+from msd_install.payload import load
+from msd_install.runtimes import ADAPTERS
+
+SEED = {
+    ".claude/settings.json": '{\n    "permissions": {"allow": ["Bash(ls)"]},\n'
+                             '    "statusLine": {"type": "command", "command": "mine"}\n}',
+    ".claude/agents/mine.md": "---\nname: mine\ndescription: x\n---\nbody\n",
+    ".claude.json": '{"numStartups": 1}\n',
+}
+
+
+def make_ctx(home: Path, scope: str = GLOBAL, cwd: Path | None = None) -> Context:
+    return Context(home=home, cwd=cwd or home, env={}, scope=scope,
+                   interpreter=Path(sys.executable), state_dir=home / ".state")
+
+
+def fault_at(k: int):  # noqa: ANN201
+    def fault(n: int) -> None:
+        if n == k:
+            raise InjectedFaultError(f"fault at write {n}")
+    return fault
+
+
+def count_mutations(home: Path, ctx: Context, action: str) -> int:
+    counted: list[int] = []
+    if action == "install":
+        engine.install(ADAPTERS["claude"].plan(ctx, load()), ctx, fault=counted.append)
+    else:
+        root = ADAPTERS["claude"].root(ctx)
+        engine.uninstall("claude", ctx.scope, root, fault=counted.append)
+    return len(counted)
+
+
+@pytest.mark.parametrize("scope", [GLOBAL, LOCAL])
+def test_install_failing_after_every_kth_write_leaves_the_tree(tmp_path: Path, scope: str) -> None:
+    probe = tmp_path / "probe"
+    build(probe, SEED)
+    total = count_mutations(probe, make_ctx(probe, scope), "install")
+    assert total > 50
+    for k in range(1, total + 1):
+        home = tmp_path / f"h{k}"
+        build(home, SEED)
+        before = snapshot(home)
+        ctx = make_ctx(home, scope)
+        with pytest.raises(InjectedFaultError):
+            engine.install(ADAPTERS["claude"].plan(ctx, load()), ctx, fault=fault_at(k))
+        assert snapshot(home) == before, f"tree differs after a fault at write {k} of {total}"
+
+
+def test_uninstall_failing_after_every_kth_write_leaves_the_install(tmp_path: Path) -> None:
+    probe = tmp_path / "probe"
+    build(probe, SEED)
+    ctx = make_ctx(probe)
+    engine.install(ADAPTERS["claude"].plan(ctx, load()), ctx)
+    total = count_mutations(probe, ctx, "uninstall")
+    assert total > 50
+    for k in range(1, total + 1, 3):
+        home = tmp_path / f"u{k}"
+        build(home, SEED)
+        hctx = make_ctx(home)
+        engine.install(ADAPTERS["claude"].plan(hctx, load()), hctx)
+        before = snapshot(home)
+        with pytest.raises(InjectedFaultError):
+            engine.uninstall("claude", GLOBAL, home / ".claude", fault=fault_at(k))
+        assert snapshot(home) == before, f"tree differs after a fault at write {k} of {total}"
+
+
+def test_keyboard_interrupt_rolls_back(tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    build(home, SEED)
+    before = snapshot(home)
+    ctx = make_ctx(home)
+
+    def interrupt(n: int) -> None:
+        if n == 40:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        engine.install(ADAPTERS["claude"].plan(ctx, load()), ctx, fault=interrupt)
+    assert snapshot(home) == before
+
+
+def test_rollback_restores_mode_and_content_of_replaced_files(tmp_path: Path) -> None:
+    target = tmp_path / "f.json"
+    target.write_text("old")
+    target.chmod(0o600)
+    tx = Transaction()
+    tx.write(target, b"new", None)
+    assert target.read_text() == "new" and target.stat().st_mode & 0o777 == 0o600
+    tx.rollback()
+    assert target.read_text() == "old" and target.stat().st_mode & 0o777 == 0o600
+
+
+def test_write_through_a_symlinked_config_keeps_the_link(tmp_path: Path) -> None:
+    real = tmp_path / "dotfiles/settings.json"
+    real.parent.mkdir()
+    real.write_text("{}")
+    link = tmp_path / "settings.json"
+    link.symlink_to(real)
+    tx = Transaction()
+    tx.write(link, b'{"a": 1}')
+    tx.commit()
+    assert link.is_symlink() and real.read_text() == '{"a": 1}'
+
+
+def test_lock_held_by_another_run_times_out_cleanly(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    with lock.hold(root), pytest.raises(LockTimeoutError) as info:
+        with lock.hold(root, timeout=0.3):
+            pass
+    assert "another msd-install run" in info.value.one_line()
+    assert list(root.iterdir()) == []  # the lock file leaves no trace
