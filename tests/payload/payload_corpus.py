@@ -225,6 +225,9 @@ def numbered_lines(text: str) -> Iterator[tuple[int, str]]:
 # --- scanners -------------------------------------------------------------------------------
 
 _CORE_REF = re.compile(r"~/\.claude/msd-core/([A-Za-z0-9_./-]*)")
+# Written into <root>/msd-core/ by the installer, not shipped in the payload: the version stamp
+# and the copy of the msdcore package the launchers import.
+INSTALL_GENERATED = frozenset({"VERSION", "lib"})
 
 
 def check_core_refs(where: str, text: str, core: Path = CORE) -> list[Finding]:
@@ -233,6 +236,8 @@ def check_core_refs(where: str, text: str, core: Path = CORE) -> list[Finding]:
     for no, line in numbered_lines(text):
         for m in _CORE_REF.finditer(line):
             target = m.group(1).rstrip(".,;:")
+            if target.split("/")[0] in INSTALL_GENERATED:
+                continue
             if not (core / target).exists():
                 found.append(Finding(f"{where}:{no}", f"msd-core/{target} does not exist"))
     return found
