@@ -1,0 +1,326 @@
+#!/usr/bin/env python3
+"""msd-context-monitor — PostToolUse hook (MSD Core): tells the agent when context runs low.
+
+Reads the bridge `<tempdir>/msd-ctx-<session>.json` that msd-statusline writes and adds an
+advisory `additionalContext`: WARNING at <= 35 % remaining, CRITICAL at <= 25 %.
+Debounce: after a warning, the next one comes on the 5th tool use (state file
+`msd-ctx-<session>.warn.json` next to the bridge); WARNING -> CRITICAL escalates at once.
+A bridge older than 60 s, or missing (subagents, new sessions), means no output.
+Opt out with `.planning/config.json` `{"hooks": {"context_warnings": false}}`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+# >>> msd-hook-common: identical in every msd-*.py hook >>>
+# Why duplicated: each hook is installed as a lone file and started as `python -I -S <file>` on
+# every tool call, so it cannot import a shared module (no sys.path, no site-packages) and must
+# stay cheap to start. tests/hooks/test_hook_files.py fails when any copy of this block drifts.
+STDIN_TIMEOUT = 3.0
+MAX_INPUT = 16 * 1024 * 1024
+GEMINI_EVENTS = {"PreToolUse": "BeforeTool", "PostToolUse": "AfterTool"}
+# Claude tool names are the source vocabulary; Gemini/Qwen/Codex names map onto the same kinds.
+TOOL_KINDS = {
+    "Read": "read",
+    "read_file": "read",
+    "read_many_files": "read",
+    "Write": "write",
+    "write_file": "write",
+    "Edit": "edit",
+    "MultiEdit": "edit",
+    "replace": "edit",
+    "edit": "edit",
+    "Bash": "bash",
+    "run_shell_command": "bash",
+    "shell": "bash",
+    "Grep": "grep",
+    "grep_search": "grep",
+    "search_file_content": "grep",
+}
+
+
+def _as_object(raw: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(raw.decode("utf-8-sig", "replace"))
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def read_input() -> dict[str, Any] | None:
+    """The hook's stdin JSON object; None on EOF without one or after STDIN_TIMEOUT seconds.
+
+    Stops as soon as a complete object has arrived, because some runtimes keep stdin open.
+    """
+    buf: list[bytes] = []
+    found: list[dict[str, Any]] = []
+    deadline = time.monotonic() + STDIN_TIMEOUT
+
+    def pump(ready: Callable[[], bool]) -> None:
+        size = 0
+        while size < MAX_INPUT and ready():
+            chunk = os.read(0, 65536)
+            if not chunk:
+                return
+            buf.append(chunk)
+            size += len(chunk)
+            if chunk.rstrip().endswith(b"}"):
+                data = _as_object(b"".join(buf))
+                if data is not None:
+                    found.append(data)
+                    return
+
+    if os.name == "nt":  # select() only takes sockets on Windows: read in a daemon thread
+        import threading
+
+        reader = threading.Thread(target=pump, args=(lambda: True,), daemon=True)
+        reader.start()
+        reader.join(STDIN_TIMEOUT)
+    else:
+        import select
+
+        def ready() -> bool:
+            left = max(0.0, deadline - time.monotonic())
+            return bool(select.select([0], [], [], left)[0])
+
+        pump(ready)
+    return found[0] if found else _as_object(b"".join(list(buf)))
+
+
+def dialect(data: dict[str, Any]) -> str:
+    """`claude` or `gemini`: argv `--dialect X`, else env MSD_HOOK_DIALECT, else the event name."""
+    args = sys.argv[1:]
+    chosen = ""
+    for i, arg in enumerate(args):
+        if arg == "--dialect" and i + 1 < len(args):
+            chosen = args[i + 1]
+        elif arg.startswith("--dialect="):
+            chosen = arg.partition("=")[2]
+    chosen = chosen or os.environ.get("MSD_HOOK_DIALECT", "")
+    if chosen in ("claude", "gemini"):
+        return chosen
+    return "gemini" if data.get("hook_event_name") in ("BeforeTool", "AfterTool") else "claude"
+
+
+def project_dir(data: dict[str, Any]) -> str | None:
+    """The stdin `cwd`, else $CLAUDE_PROJECT_DIR / $GEMINI_PROJECT_DIR; never the process cwd."""
+    candidates = [data.get("cwd")]
+    candidates += [os.environ.get(k) for k in ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR")]
+    for value in candidates:
+        if isinstance(value, str) and os.path.isabs(value):
+            return value
+    return None
+
+
+def planning_dir(data: dict[str, Any]) -> str | None:
+    """The nearest `.planning/` at or above the project dir, not crossing a git root."""
+    here = project_dir(data)
+    while here:
+        candidate = os.path.join(here, ".planning")
+        if os.path.isdir(candidate):
+            return candidate
+        parent = os.path.dirname(here)
+        if parent == here or os.path.exists(os.path.join(here, ".git")):
+            return None
+        here = parent
+    return None
+
+
+def hook_flag(planning: str | None, key: str, default: bool) -> bool:
+    """`hooks.<key>` from .planning/config.json when it is a boolean, else `default`."""
+    if planning is None:
+        return default
+    try:
+        with open(os.path.join(planning, "config.json"), encoding="utf-8") as handle:
+            config = json.load(handle)
+    except (OSError, ValueError):
+        return default
+    hooks = config.get("hooks") if isinstance(config, dict) else None
+    value = hooks.get(key) if isinstance(hooks, dict) else None
+    return value if isinstance(value, bool) else default
+
+
+def tool_kind(data: dict[str, Any]) -> str:
+    name = data.get("tool_name")
+    return TOOL_KINDS.get(name, "") if isinstance(name, str) else ""
+
+
+def tool_input(data: dict[str, Any]) -> dict[str, Any]:
+    value = data.get("tool_input")
+    return value if isinstance(value, dict) else {}
+
+
+def target_path(data: dict[str, Any]) -> str | None:
+    """The file a Read/Write/Edit call targets, made absolute against the project dir."""
+    args = tool_input(data)
+    for key in ("file_path", "absolute_path", "notebook_path", "path"):
+        value = args.get(key)
+        if isinstance(value, str) and value:
+            base = project_dir(data)
+            if base and not os.path.isabs(value):
+                value = os.path.join(base, value)
+            return os.path.normpath(value)
+    return None
+
+
+def temp_dir() -> str:
+    """Where per-session state lives; computed here because importing tempfile is slow."""
+    for key in ("TMPDIR", "TEMP", "TMP"):
+        value = os.environ.get(key)
+        if value and os.path.isdir(value):
+            return value
+    if os.name == "nt":
+        return os.path.join(os.environ.get("LOCALAPPDATA", "C:\\"), "Temp")
+    return "/tmp"
+
+
+def session_key(data: dict[str, Any]) -> str:
+    """The session id reduced to characters that are safe in a file name ('' if none)."""
+    value = data.get("session_id")
+    if not isinstance(value, str):
+        return ""
+    return "".join(c for c in value if c.isascii() and (c.isalnum() or c in "-_"))[:128]
+
+
+def write_private(path: str, text: str) -> None:
+    """Replace `path` atomically with a file only this user can read.
+
+    A fresh O_EXCL temp file plus rename never follows a symlink planted at `path` in a shared
+    temp dir, and readers never see a half-written file.
+    """
+    tmp = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.write(fd, text.encode("utf-8"))
+    finally:
+        os.close(fd)
+    try:
+        os.replace(tmp, path)
+    except OSError:
+        os.remove(tmp)
+        raise
+
+
+def emit(obj: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(obj))
+    sys.stdout.flush()
+
+
+def advise(data: dict[str, Any], event: str, text: str, notify: bool = False) -> None:
+    """Advisory context for the agent (and, with notify, a message for the user)."""
+    if dialect(data) == "gemini":
+        event = GEMINI_EVENTS.get(event, event)
+        # Gemini documents additionalContext only for AfterTool/SessionStart: show the user too.
+        notify = notify or event == "BeforeTool"
+    out: dict[str, Any] = {
+        "hookSpecificOutput": {"hookEventName": event, "additionalContext": text}
+    }
+    if notify:
+        out["systemMessage"] = text
+    emit(out)
+
+
+def block(data: dict[str, Any], reason: str) -> None:
+    """Refuse the tool call: exit 2 + stderr (Claude), or a `deny` decision (Gemini)."""
+    if dialect(data) == "gemini":
+        emit({"decision": "deny", "reason": reason})
+        raise SystemExit(0)
+    sys.stderr.write(reason.replace("\n", " ") + "\n")
+    sys.stderr.flush()
+    raise SystemExit(2)
+
+
+def run(main: Callable[[dict[str, Any]], None]) -> None:
+    """Run a hook; any failure is swallowed (exit 0) so a hook can never break the agent."""
+    code = 0
+    try:
+        data = read_input()
+        if data is not None:
+            main(data)
+    except SystemExit as exc:
+        code = 2 if exc.code == 2 else 0
+    except BaseException:
+        code = 0
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:
+        pass
+    os._exit(code)
+
+
+# <<< msd-hook-common <<<
+WARNING_AT = 35.0
+CRITICAL_AT = 25.0
+STALE_SECONDS = 60
+DEBOUNCE_CALLS = 5
+
+
+def load_json(path: str) -> dict[str, Any] | None:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            value = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def message(level: str, remaining: float, used: object) -> str:
+    used_text = f"{used}%" if isinstance(used, (int, float)) else f"{100 - remaining:.0f}%"
+    left = f"{remaining:.0f}%"
+    if level == "critical":
+        return (
+            f"MSD context monitor — CRITICAL: about {used_text} of the context window is used and "
+            f"only {left} is left. Let the user know the context is nearly exhausted and suggest "
+            "saving progress (/msd-pause-work writes a handoff to .planning/); the user decides "
+            "how to continue."
+        )
+    return (
+        f"MSD context monitor — WARNING: about {used_text} of the context window is used, {left} "
+        "left. Prefer finishing the current step over starting new complex work; if the work "
+        "will not fit, /msd-pause-work can save a handoff to .planning/."
+    )
+
+
+def main(data: dict[str, Any]) -> None:
+    key = session_key(data)
+    if not key or not hook_flag(planning_dir(data), "context_warnings", True):
+        return
+    bridge_path = os.path.join(temp_dir(), f"msd-ctx-{key}.json")
+    bridge = load_json(bridge_path)
+    if bridge is None:
+        return
+    stamp, remaining = bridge.get("timestamp"), bridge.get("remaining_percentage")
+    if not isinstance(stamp, (int, float)) or not isinstance(remaining, (int, float)):
+        return
+    if abs(time.time() - stamp) > STALE_SECONDS:
+        return
+    state_path = bridge_path[: -len(".json")] + ".warn.json"
+    if remaining > WARNING_AT:
+        if os.path.exists(state_path):
+            os.remove(state_path)  # context was freed (/compact): warn afresh next time
+        return
+    level = "critical" if remaining <= CRITICAL_AT else "warning"
+    state = load_json(state_path)
+    if state is not None:
+        calls = state.get("calls")
+        calls = (calls if isinstance(calls, int) else 0) + 1
+        escalated = level == "critical" and state.get("level") == "warning"
+        if calls < DEBOUNCE_CALLS and not escalated:
+            write_private(state_path, json.dumps({"calls": calls, "level": state.get("level")}))
+            return
+    write_private(state_path, json.dumps({"calls": 0, "level": level}))
+    advise(data, "PostToolUse", message(level, float(remaining), bridge.get("used_pct")))
+
+
+if __name__ == "__main__":
+    run(main)

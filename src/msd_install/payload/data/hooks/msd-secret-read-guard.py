@@ -1,0 +1,570 @@
+#!/usr/bin/env python3
+"""msd-secret-read-guard — PreToolUse hook on Read|Grep|Bash (MSD Core), blocking.
+
+Refuses to let the agent read credentials files: `.env`, `.env.<anything>` and every path
+named or inside `.secrets`. Templates stay readable: `.env.*` whose LAST suffix is one of
+TEMPLATE_SUFFIXES (`.env.example`, `.env.local.sample`, `.env.dist`, `.env.defaults`, …),
+because they hold variable names, not values. A directory called `.env` (a virtualenv) is not
+a secret file. Symlinks are resolved, so `ln -s .env x; cat x` is refused too.
+
+Checked: Read `file_path`; Grep `path` and `glob`/`include`; Bash commands that print, copy,
+source or send such a file (cat, less, head, tail, grep, sed, awk, source, cp, mv, base64,
+diff, tar, curl -T/@file, `< .env`, git show/diff/log, find -exec cat, inline -c/-e code, …).
+Naming a file is fine when nothing reads it (`ls .env`, `echo .env >> .gitignore`,
+`cp .env.example .env`, `git add`). This is a guard against accidental disclosure by the
+agent, not a sandbox: a determined shell program can always find another way.
+
+Claude dialect: exit 2 with the reason on stderr; Gemini dialect: {"decision": "deny"}.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import itertools
+import json
+import os
+import re
+import sys
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+# >>> msd-hook-common: identical in every msd-*.py hook >>>
+# Why duplicated: each hook is installed as a lone file and started as `python -I -S <file>` on
+# every tool call, so it cannot import a shared module (no sys.path, no site-packages) and must
+# stay cheap to start. tests/hooks/test_hook_files.py fails when any copy of this block drifts.
+STDIN_TIMEOUT = 3.0
+MAX_INPUT = 16 * 1024 * 1024
+GEMINI_EVENTS = {"PreToolUse": "BeforeTool", "PostToolUse": "AfterTool"}
+# Claude tool names are the source vocabulary; Gemini/Qwen/Codex names map onto the same kinds.
+TOOL_KINDS = {
+    "Read": "read",
+    "read_file": "read",
+    "read_many_files": "read",
+    "Write": "write",
+    "write_file": "write",
+    "Edit": "edit",
+    "MultiEdit": "edit",
+    "replace": "edit",
+    "edit": "edit",
+    "Bash": "bash",
+    "run_shell_command": "bash",
+    "shell": "bash",
+    "Grep": "grep",
+    "grep_search": "grep",
+    "search_file_content": "grep",
+}
+
+
+def _as_object(raw: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(raw.decode("utf-8-sig", "replace"))
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def read_input() -> dict[str, Any] | None:
+    """The hook's stdin JSON object; None on EOF without one or after STDIN_TIMEOUT seconds.
+
+    Stops as soon as a complete object has arrived, because some runtimes keep stdin open.
+    """
+    buf: list[bytes] = []
+    found: list[dict[str, Any]] = []
+    deadline = time.monotonic() + STDIN_TIMEOUT
+
+    def pump(ready: Callable[[], bool]) -> None:
+        size = 0
+        while size < MAX_INPUT and ready():
+            chunk = os.read(0, 65536)
+            if not chunk:
+                return
+            buf.append(chunk)
+            size += len(chunk)
+            if chunk.rstrip().endswith(b"}"):
+                data = _as_object(b"".join(buf))
+                if data is not None:
+                    found.append(data)
+                    return
+
+    if os.name == "nt":  # select() only takes sockets on Windows: read in a daemon thread
+        import threading
+
+        reader = threading.Thread(target=pump, args=(lambda: True,), daemon=True)
+        reader.start()
+        reader.join(STDIN_TIMEOUT)
+    else:
+        import select
+
+        def ready() -> bool:
+            left = max(0.0, deadline - time.monotonic())
+            return bool(select.select([0], [], [], left)[0])
+
+        pump(ready)
+    return found[0] if found else _as_object(b"".join(list(buf)))
+
+
+def dialect(data: dict[str, Any]) -> str:
+    """`claude` or `gemini`: argv `--dialect X`, else env MSD_HOOK_DIALECT, else the event name."""
+    args = sys.argv[1:]
+    chosen = ""
+    for i, arg in enumerate(args):
+        if arg == "--dialect" and i + 1 < len(args):
+            chosen = args[i + 1]
+        elif arg.startswith("--dialect="):
+            chosen = arg.partition("=")[2]
+    chosen = chosen or os.environ.get("MSD_HOOK_DIALECT", "")
+    if chosen in ("claude", "gemini"):
+        return chosen
+    return "gemini" if data.get("hook_event_name") in ("BeforeTool", "AfterTool") else "claude"
+
+
+def project_dir(data: dict[str, Any]) -> str | None:
+    """The stdin `cwd`, else $CLAUDE_PROJECT_DIR / $GEMINI_PROJECT_DIR; never the process cwd."""
+    candidates = [data.get("cwd")]
+    candidates += [os.environ.get(k) for k in ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR")]
+    for value in candidates:
+        if isinstance(value, str) and os.path.isabs(value):
+            return value
+    return None
+
+
+def planning_dir(data: dict[str, Any]) -> str | None:
+    """The nearest `.planning/` at or above the project dir, not crossing a git root."""
+    here = project_dir(data)
+    while here:
+        candidate = os.path.join(here, ".planning")
+        if os.path.isdir(candidate):
+            return candidate
+        parent = os.path.dirname(here)
+        if parent == here or os.path.exists(os.path.join(here, ".git")):
+            return None
+        here = parent
+    return None
+
+
+def hook_flag(planning: str | None, key: str, default: bool) -> bool:
+    """`hooks.<key>` from .planning/config.json when it is a boolean, else `default`."""
+    if planning is None:
+        return default
+    try:
+        with open(os.path.join(planning, "config.json"), encoding="utf-8") as handle:
+            config = json.load(handle)
+    except (OSError, ValueError):
+        return default
+    hooks = config.get("hooks") if isinstance(config, dict) else None
+    value = hooks.get(key) if isinstance(hooks, dict) else None
+    return value if isinstance(value, bool) else default
+
+
+def tool_kind(data: dict[str, Any]) -> str:
+    name = data.get("tool_name")
+    return TOOL_KINDS.get(name, "") if isinstance(name, str) else ""
+
+
+def tool_input(data: dict[str, Any]) -> dict[str, Any]:
+    value = data.get("tool_input")
+    return value if isinstance(value, dict) else {}
+
+
+def target_path(data: dict[str, Any]) -> str | None:
+    """The file a Read/Write/Edit call targets, made absolute against the project dir."""
+    args = tool_input(data)
+    for key in ("file_path", "absolute_path", "notebook_path", "path"):
+        value = args.get(key)
+        if isinstance(value, str) and value:
+            base = project_dir(data)
+            if base and not os.path.isabs(value):
+                value = os.path.join(base, value)
+            return os.path.normpath(value)
+    return None
+
+
+def temp_dir() -> str:
+    """Where per-session state lives; computed here because importing tempfile is slow."""
+    for key in ("TMPDIR", "TEMP", "TMP"):
+        value = os.environ.get(key)
+        if value and os.path.isdir(value):
+            return value
+    if os.name == "nt":
+        return os.path.join(os.environ.get("LOCALAPPDATA", "C:\\"), "Temp")
+    return "/tmp"
+
+
+def session_key(data: dict[str, Any]) -> str:
+    """The session id reduced to characters that are safe in a file name ('' if none)."""
+    value = data.get("session_id")
+    if not isinstance(value, str):
+        return ""
+    return "".join(c for c in value if c.isascii() and (c.isalnum() or c in "-_"))[:128]
+
+
+def write_private(path: str, text: str) -> None:
+    """Replace `path` atomically with a file only this user can read.
+
+    A fresh O_EXCL temp file plus rename never follows a symlink planted at `path` in a shared
+    temp dir, and readers never see a half-written file.
+    """
+    tmp = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.write(fd, text.encode("utf-8"))
+    finally:
+        os.close(fd)
+    try:
+        os.replace(tmp, path)
+    except OSError:
+        os.remove(tmp)
+        raise
+
+
+def emit(obj: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(obj))
+    sys.stdout.flush()
+
+
+def advise(data: dict[str, Any], event: str, text: str, notify: bool = False) -> None:
+    """Advisory context for the agent (and, with notify, a message for the user)."""
+    if dialect(data) == "gemini":
+        event = GEMINI_EVENTS.get(event, event)
+        # Gemini documents additionalContext only for AfterTool/SessionStart: show the user too.
+        notify = notify or event == "BeforeTool"
+    out: dict[str, Any] = {
+        "hookSpecificOutput": {"hookEventName": event, "additionalContext": text}
+    }
+    if notify:
+        out["systemMessage"] = text
+    emit(out)
+
+
+def block(data: dict[str, Any], reason: str) -> None:
+    """Refuse the tool call: exit 2 + stderr (Claude), or a `deny` decision (Gemini)."""
+    if dialect(data) == "gemini":
+        emit({"decision": "deny", "reason": reason})
+        raise SystemExit(0)
+    sys.stderr.write(reason.replace("\n", " ") + "\n")
+    sys.stderr.flush()
+    raise SystemExit(2)
+
+
+def run(main: Callable[[dict[str, Any]], None]) -> None:
+    """Run a hook; any failure is swallowed (exit 0) so a hook can never break the agent."""
+    code = 0
+    try:
+        data = read_input()
+        if data is not None:
+            main(data)
+    except SystemExit as exc:
+        code = 2 if exc.code == 2 else 0
+    except BaseException:
+        code = 0
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:
+        pass
+    os._exit(code)
+
+
+# <<< msd-hook-common <<<
+# >>> msd-shell-words: identical in msd-secret-read-guard.py and msd-validate-commit.py >>>
+# A small POSIX-shell splitter (quotes, escapes, operators), cheaper to import than shlex and,
+# unlike shlex, aware of `;`, `&&`, `|`, `$(`, redirections. Duplicated for the reason above.
+_REDIRECT = re.compile(r"&>>|&>|<<<|<<-|<<|<>|<&|>>|>&|>\||<|>")
+
+
+def shell_segments(command: str) -> list[list[str]]:
+    """Split a command line into simple commands, each a list of words; redirections are words."""
+    segments: list[list[str]] = [[]]
+    word: list[str] = []
+    quoted = False
+    i, n = 0, len(command)
+
+    def finish() -> None:
+        nonlocal quoted
+        if word or quoted:
+            segments[-1].append("".join(word))
+        word.clear()
+        quoted = False
+
+    while i < n:
+        c = command[i]
+        if c == "'":
+            end = command.find("'", i + 1)
+            end = n if end < 0 else end
+            word.append(command[i + 1 : end])
+            quoted, i = True, end + 1
+        elif c == '"':
+            i += 1
+            while i < n and command[i] != '"':
+                if command[i] == "\\" and i + 1 < n and command[i + 1] in '$`"\\\n':
+                    i += 1
+                word.append(command[i])
+                i += 1
+            quoted, i = True, i + 1
+        elif c == "\\":
+            if command[i + 1 : i + 2] != "\n":  # backslash-newline is a line continuation
+                word.append(command[i + 1 : i + 2])
+                quoted = True
+            i += 2
+        elif c in " \t":
+            finish()
+            i += 1
+        elif c == "#" and not word and not quoted:
+            end = command.find("\n", i)
+            i = n if end < 0 else end
+        elif c in "<>" or command.startswith("&>", i):
+            if word and "".join(word).isdigit() and not quoted:
+                word.clear()  # a file-descriptor number such as the 2 in 2>
+            finish()
+            match = _REDIRECT.match(command, i)
+            op = match.group(0) if match else c
+            segments[-1].append(op)
+            i += len(op)
+        elif c in ";&|\n()`" or command.startswith("$(", i):
+            finish()
+            if segments[-1]:
+                segments.append([])
+            i += 2 if command[i : i + 2] in ("$(", "&&", "||", ";;") else 1
+        else:
+            word.append(c)
+            i += 1
+    finish()
+    return [segment for segment in segments if segment]
+
+
+# <<< msd-shell-words <<<
+TEMPLATE_SUFFIXES = {
+    "example", "examples", "sample", "samples", "template", "templates",
+    "tmpl", "tpl", "dist", "default", "defaults", "schema",
+}  # fmt: skip
+READERS = {
+    "cat", "tac", "nl", "less", "more", "most", "head", "tail", "bat", "batcat", "view",
+    "strings", "od", "xxd", "hexdump", "hd", "base64", "base32", "basenc", "uuencode",
+    "diff", "sdiff", "diff3", "comm", "cut", "paste", "join", "sort", "uniq", "column",
+    "fold", "fmt", "pr", "rev", "iconv", "source", ".", "tar", "zip", "7z", "gzip", "bzip2",
+    "xz", "zstd", "gpg", "openssl", "dotenv", "type", "get-content",
+}  # fmt: skip
+PATTERN_FIRST = {"grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "sed", "awk", "gawk",
+                 "mawk", "nawk", "jq", "yq"}  # fmt: skip
+PATTERN_OPTIONS = {"-e", "--regexp", "--expression"}
+FILE_PATTERN_OPTIONS = {"-f", "--file"}
+COPIERS = {"cp", "mv", "rsync", "scp", "install", "rclone"}
+SHELLS = {"bash", "sh", "zsh", "dash", "ksh", "fish"}
+INLINE_CODE = {"-c", "-e", "-E", "-p", "-r", "--eval", "--print", "--command"}
+WRAPPERS = {"sudo", "doas", "env", "command", "builtin", "exec", "nohup", "time", "nice",
+            "ionice", "stdbuf", "timeout", "watch", "unbuffer", "xargs"}  # fmt: skip
+DOWNLOAD_TARGETS = {"-o", "-O", "--output", "--output-document"}
+GIT_READERS = {"show", "diff", "log", "blame", "cat-file", "grep", "archive", "format-patch"}
+SECRET_SAMPLES = (".env", ".env.local", ".env.production", ".secrets")
+_ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*=")
+_INTERPRETER = re.compile(r"^(?:python[\d.]*|pypy[\d.]*|node|nodejs|deno|bun|ruby|perl|php)$")
+_MENTION = re.compile(r"(?<![\w.-])(\.env(?:\.[\w-]+)*|\.secrets)(?![\w-])", re.IGNORECASE)
+_SUBSTITUTION = re.compile(r"\$\(([^()]*)\)|`([^`]*)`")
+_HEREDOC = re.compile(
+    r"(<<-?[ \t]*(['\"]?)([A-Za-z_]\w*)\2[^\n]*\n).*?\n[ \t]*\3[ \t]*(?=\n|$)", re.S
+)
+
+
+def secret_name(name: str) -> bool:
+    low = name.lower()
+    if low == ".env":
+        return True
+    return low.startswith(".env.") and low.rsplit(".", 1)[1] not in TEMPLATE_SUFFIXES
+
+
+def secret_parts(path: str) -> bool:
+    parts = [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
+    return bool(parts) and (any(p.lower() == ".secrets" for p in parts) or secret_name(parts[-1]))
+
+
+def secret_path(path: str, base: str | None) -> bool:
+    """Whether reading `path` (relative to `base`) would read a credentials file."""
+    path = path.strip()
+    if not path or "://" in path:
+        return False
+    full = os.path.join(base, path) if base and not os.path.isabs(path) else path
+    if secret_parts(path):
+        return not os.path.isdir(full) or ".secrets" in full.lower().replace("\\", "/").split("/")
+    if os.path.isabs(full) and os.path.lexists(full):
+        return secret_parts(os.path.realpath(full))
+    return False
+
+
+def expand_braces(pattern: str) -> list[str]:
+    match = re.search(r"\{([^{}]*)\}", pattern)
+    if not match:
+        return [pattern]
+    head, tail = pattern[: match.start()], pattern[match.end() :]
+    return [v for alt in match.group(1).split(",") for v in expand_braces(head + alt + tail)]
+
+
+def glob_targets_secret(pattern: str) -> bool:
+    """A Grep glob aims at secrets when it names them and would match one."""
+    low = pattern.lower()
+    if ".env" not in low and ".secrets" not in low:
+        return False
+    for alternative in expand_braces(low):
+        segments = alternative.replace("\\", "/").rstrip("/").split("/")
+        if any(s == ".secrets" for s in segments[:-1]):
+            return True
+        if any(fnmatch.fnmatchcase(sample, segments[-1]) for sample in SECRET_SAMPLES):
+            return True
+    return False
+
+
+def command_name(word: str) -> str:
+    return os.path.basename(word.lstrip("\\")).lower().removesuffix(".exe")
+
+
+def positionals(words: list[str]) -> list[str]:
+    out: list[str] = []
+    options_done = False
+    skip_next = False
+    for word in words:
+        if skip_next:
+            skip_next = False
+        elif options_done or not word.startswith("-") or word == "-":
+            out.append(word)
+        elif word == "--":
+            options_done = True
+        elif word in PATTERN_OPTIONS or word == "-v":
+            skip_next = True  # the pattern / awk variable that follows is not a file
+    return out
+
+
+def segment_hit(words: list[str], base: str | None, depth: int) -> str | None:
+    """The secret a simple command would read, or None."""
+    args: list[str] = []
+    index = 0
+    while index < len(words):
+        word = words[index]
+        target = words[index + 1] if index + 1 < len(words) else ""
+        if word in ("<", "<>"):
+            if secret_path(target, base):
+                return target
+            index += 2
+        elif _REDIRECT.fullmatch(word):
+            index += 2  # output redirection, here-doc delimiter or here-string: not a read
+        else:
+            args.append(word)
+            index += 1
+    while args and _ASSIGNMENT.match(args[0]):
+        args.pop(0)
+    while args and command_name(args[0]) in WRAPPERS:
+        args.pop(0)
+        while args and (
+            args[0].startswith("-") or _ASSIGNMENT.match(args[0]) or args[0][:1].isdigit()
+        ):
+            args.pop(0)
+    if not args:
+        return None
+    name, rest = command_name(args[0]), args[1:]
+    if name == "eval":
+        return scan_command(" ".join(rest), base, depth + 1)
+    if name in SHELLS or _INTERPRETER.match(name):
+        for flag, code in itertools.pairwise(rest):
+            if flag in INLINE_CODE or (
+                flag.startswith("-") and flag[-1:] in "ce" and len(flag) < 5
+            ):
+                if name in SHELLS:
+                    return scan_command(code, base, depth + 1)
+                for mention in _MENTION.finditer(code):
+                    if secret_parts(mention.group(1)):
+                        return mention.group(1)
+        return None
+    if name == "git":
+        while rest and rest[0].startswith("-"):
+            rest = rest[2:] if rest[0] in ("-C", "-c") else rest[1:]
+        if rest and rest[0] in GIT_READERS:
+            for word in rest[1:]:
+                for piece in word.split(":"):
+                    if secret_path(piece, base):
+                        return word
+        return None
+    if name == "find":
+        for flag, runner in itertools.pairwise(rest):
+            if flag in ("-exec", "-execdir", "-ok", "-okdir") and (
+                command_name(runner) in READERS | PATTERN_FIRST | COPIERS
+            ):
+                for word in rest:
+                    if secret_parts(word) or glob_targets_secret(word):
+                        return word
+        return None
+    if name in ("curl", "wget", "http", "https", "xh"):
+        for previous, word in zip(["", *rest], rest, strict=False):
+            if previous not in DOWNLOAD_TARGETS and secret_path(word.rpartition("@")[2], base):
+                return word  # an upload: -T .env, -F f=@.env, --data-binary @.env
+        return None
+    if name not in READERS and name not in PATTERN_FIRST and name not in COPIERS:
+        return None
+    files = positionals(rest)
+    if name in PATTERN_FIRST:
+        explicit = PATTERN_OPTIONS | FILE_PATTERN_OPTIONS
+        if not any(w in explicit or w.partition("=")[0] in explicit for w in rest):
+            files = files[1:]  # the first operand is the pattern / program
+    elif name in COPIERS and not any(w in ("-t", "--target-directory") for w in rest):
+        files = files[:-1]  # the last operand is the destination
+    for word in files:
+        if secret_path(word, base):
+            return word
+    return None
+
+
+def scan_command(command: str, base: str | None, depth: int = 0) -> str | None:
+    if depth > 4 or not command:
+        return None
+    for match in _SUBSTITUTION.finditer(command):
+        hit = scan_command(match.group(1) or match.group(2) or "", base, depth + 1)
+        if hit:
+            return hit
+    body = _HEREDOC.sub(lambda m: m.group(1), command)
+    for words in shell_segments(body):
+        hit = segment_hit(words, base, depth)
+        if hit:
+            return hit
+    return None
+
+
+def refused(data: dict[str, Any]) -> str | None:
+    kind, args, base = tool_kind(data), tool_input(data), project_dir(data)
+    if kind == "read":
+        path = target_path(data)
+        if path and secret_path(path, base):
+            return path
+        many = args.get("paths") or args.get("include")  # Gemini read_many_files
+        for item in many if isinstance(many, list) else []:
+            if isinstance(item, str) and (secret_path(item, base) or glob_targets_secret(item)):
+                return item
+        return None
+    if kind == "grep":
+        for key in ("path", "dir_path"):
+            value = args.get(key)
+            if isinstance(value, str) and secret_path(value, base):
+                return value
+        for key in ("glob", "include"):
+            value = args.get(key)
+            if isinstance(value, str) and glob_targets_secret(value):
+                return value
+        return None
+    command = args.get("command")
+    if kind == "bash" and isinstance(command, str):
+        return scan_command(command, base)
+    return None
+
+
+def main(data: dict[str, Any]) -> None:
+    hit = refused(data)
+    if hit:
+        block(
+            data,
+            f"msd-secret-read-guard: reading {hit} is blocked: .env and .secrets files hold "
+            "credentials. Use .env.example (or ask the user) to learn which variables exist.",
+        )
+
+
+if __name__ == "__main__":
+    run(main)
