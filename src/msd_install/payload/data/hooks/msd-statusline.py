@@ -389,10 +389,11 @@ def main(data: dict[str, Any]) -> None:
     parts = [paint("2", name if isinstance(name, str) and name else "Claude")]
     if task:
         parts.append(paint("1", shorten(task, 48)))
-    last = paint("2", os.path.basename(folder.rstrip("/\\")) or folder)
+    last = [paint("2", os.path.basename(folder.rstrip("/\\")) or folder)] if folder else []
     if remaining is not None:
-        last += " " + context_bar(remaining)
-    parts.append(last)
+        last.append(context_bar(remaining))
+    if last:
+        parts.append(" ".join(last))
     notice = update_notice()
     if notice:
         parts.insert(0, paint("33", notice))

@@ -1,0 +1,61 @@
+"""Helpers for the hook tests: the hooks dir, results, a minimal env, realistic stdin events."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+HOOKS_DIR = Path(__file__).resolve().parents[2] / "src/msd_install/payload/data/hooks"
+
+
+@dataclass(frozen=True)
+class HookResult:
+    code: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+    def context(self) -> str:
+        """The additionalContext of a Claude-style answer."""
+        return str(self.json()["hookSpecificOutput"]["additionalContext"])
+
+
+class RunHook(Protocol):
+    def __call__(
+        self,
+        script: str,
+        payload: object,
+        *,
+        args: tuple[str, ...] = (),
+        env: dict[str, str] | None = None,
+    ) -> HookResult: ...
+
+
+def base_env(tmp: Path) -> dict[str, str]:
+    """A minimal environment: no CLAUDE_PROJECT_DIR etc. leaking in from the test runner."""
+    env = {"PATH": os.environ.get("PATH", ""), "TMPDIR": str(tmp), "NO_COLOR": "1"}
+    for key in ("SYSTEMROOT", "LANG"):
+        if key in os.environ:
+            env[key] = os.environ[key]
+    return env
+
+
+def tool_event(
+    event: str, tool: str, tool_input: dict[str, Any], cwd: Path, **extra: Any
+) -> dict[str, Any]:
+    """A realistic Claude Code tool-hook stdin object."""
+    return {
+        "session_id": "3f2a9c1e-7b4d-4e8a-9c21-5d6e7f809a1b",
+        "transcript_path": str(cwd / "transcript.jsonl"),
+        "cwd": str(cwd),
+        "permission_mode": "default",
+        "hook_event_name": event,
+        "tool_name": tool,
+        "tool_input": tool_input,
+        **extra,
+    }
