@@ -12,7 +12,11 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from payload_corpus import (
@@ -23,15 +27,18 @@ from payload_corpus import (
     REFERENCES,
     TEMPLATES,
     load_frontmatter,
+    payload_files,
     rel,
     split_frontmatter,
 )
 
+from msd_install.msdcore import tools_cli
 from msd_install.msdcore.planning import config as msd_config
 from msd_install.msdcore.planning import models as msd_models
 from msd_install.msdcore.planning import schemas as msd_schemas
 from msd_install.msdcore.planning import yamlish
 
+MSDCORE_SRC = DATA.parents[1] / "msdcore"
 AGENT_KEYS = ("name", "description", "tools", "color", "model")
 AGENT_TOOLS = frozenset(
     {"Read", "Write", "Edit", "Bash", "Grep", "Glob", "WebSearch", "WebFetch", "TodoWrite"}
@@ -230,6 +237,118 @@ def test_plan_template_has_the_task_shape_executors_follow() -> None:
     for task in tasks:
         for element in ("name", "files", "action", "verify", "done"):
             assert f"<{element}>" in task and f"</{element}>" in task, element
+
+
+def msd_tools(
+    cwd: Path, *args: str, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, dict[str, Any]]:
+    """Run msd-tools' CLI entry in-process (a subprocess per call would cost ~0.2 s each)."""
+    capsys.readouterr()
+    code = tools_cli.main(["--cwd", str(cwd), *args])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def installed_msd_tools(tmp_path: Path) -> Path:
+    """A copy of the runtime side laid out as installed: <root>/msd-core/{bin,lib,templates}."""
+    core = tmp_path / "root" / "msd-core"
+    shutil.copytree(MSDCORE_SRC, core / "lib" / "msdcore")
+    shutil.copytree(CORE / "templates", core / "templates")
+    (core / "bin").mkdir()
+    shutil.copy2(CORE / "bin" / "msd-tools", core / "bin" / "msd-tools")
+    return core / "bin" / "msd-tools"
+
+
+def documented_vars(name: str) -> list[str]:
+    doc = VARS_DOC.search(template_path(name).read_text(encoding="utf-8"))
+    assert doc
+    return sorted(v.strip() for v in doc.group("vars").split(","))
+
+
+def test_msd_tools_fills_every_template_with_its_documented_vars(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / ".planning").mkdir()
+    for name in MY_TEMPLATES:
+        out = f".planning/out/{name}"
+        var_args = [a for v in documented_vars(name) for a in ("--var", f"{v}={SAMPLE_VARS[v]}")]
+        code, result = msd_tools(
+            tmp_path, "template", "fill", name, "--out", out, *var_args, capsys=capsys
+        )
+        assert code == 0, result
+        written = (tmp_path / out).read_text(encoding="utf-8")
+        assert "{{" not in written and "}}" not in written
+        assert written == fill(template_path(name).read_text(encoding="utf-8"))
+        if name in TEMPLATE_SCHEMA:
+            code, result = msd_tools(
+                tmp_path,
+                "frontmatter",
+                "validate",
+                out,
+                "--schema",
+                TEMPLATE_SCHEMA[name],
+                capsys=capsys,
+            )
+            assert (code, result["valid"], result["errors"]) == (0, True, []), name
+
+
+def test_installed_msd_tools_fills_the_plan_and_flags_the_unwritten_task(tmp_path: Path) -> None:
+    # The way agents really run it: the launcher of an installed tree, isolated, no site.
+    launcher = installed_msd_tools(tmp_path)
+    project = tmp_path / "project"
+    (project / ".planning").mkdir(parents=True)
+    out = ".planning/phases/02-accounts/02-01-PLAN.md"
+    var_args = [a for v in documented_vars("plan.md") for a in ("--var", f"{v}={SAMPLE_VARS[v]}")]
+
+    def run(*args: str) -> dict[str, Any]:
+        proc = subprocess.run(
+            [sys.executable, "-I", "-S", str(launcher), *args],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        result: dict[str, Any] = json.loads(proc.stdout)
+        return result
+
+    assert run("template", "fill", "plan.md", "--out", out, *var_args)["path"] == out
+    assert (project / out).read_text(encoding="utf-8") == fill(
+        template_path("plan.md").read_text(encoding="utf-8")
+    )
+    result = run("verify", "plan-structure", out)
+    assert [t["type"] for t in result["tasks"]] == ["auto", "auto"]
+    # Task 1 holds only guidance comments: a planner that leaves it unwritten gets caught.
+    assert result["valid"] is False
+    assert result["errors"] == [
+        "task 1: <action> is empty",
+        "task 1: <verify> is empty",
+        "task 1: <done> is empty",
+    ]
+
+
+_FILL_CALL = re.compile(r"template fill ([\w./-]+)([^`\n]*)")
+
+
+def test_every_template_fill_call_passes_exactly_the_template_vars() -> None:
+    # msd-tools refuses unknown --var names and unfilled placeholders (date defaults to today).
+    # Only calls that write a file (--out) are complete invocations; prose may name a template.
+    problems = []
+    for path in payload_files():
+        text = path.read_text(encoding="utf-8").replace("\\\n", " ")
+        for call in _FILL_CALL.finditer(text):
+            name = call.group(1)
+            if "--out" not in call.group(2):
+                continue
+            target = next(
+                (template_path(n) for n in (name, f"{name}.md") if template_path(n).is_file()),
+                None,
+            )
+            if target is None:
+                continue  # dangling names are reported by the integrity test
+            used = set(PLACEHOLDER.findall(target.read_text(encoding="utf-8")))
+            given = set(re.findall(r"--var\s+([a-z_][a-z0-9_]*)=", call.group(2)))
+            if given - used or used - given - {"date"}:
+                problems.append(f"{rel(path)}: {name} given {sorted(given)}, uses {sorted(used)}")
+    assert problems == []
 
 
 def test_codebase_templates_record_the_mapped_commit() -> None:
