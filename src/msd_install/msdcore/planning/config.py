@@ -75,13 +75,15 @@ def read_file(project: Project) -> JSONObject:
     path = project.file("config.json")
     if not path.exists():
         return {}
-    text = read_text(path)
+    text = read_text(path, project.rel(path))
     try:
         data = json.loads(text)
     except ValueError as exc:
-        raise ToolError("invalid_config", f"{path}: not valid JSON ({exc})") from None
+        raise ToolError("invalid_config", f"{project.rel(path)}: not valid JSON ({exc})") from None
     if not isinstance(data, dict):
-        raise ToolError("invalid_config", f"{path}: the top level must be a JSON object")
+        raise ToolError(
+            "invalid_config", f"{project.rel(path)}: the top level must be a JSON object"
+        )
     return data
 
 
@@ -155,7 +157,7 @@ def config_set(project: Project, key: str, value: Any) -> JSONObject:
         for part in parts[:-1]:
             child = node.setdefault(part, {})
             if not isinstance(child, dict):
-                raise ToolError("invalid_config", f"{path}: {part} is not an object")
+                raise ToolError("invalid_config", f"{project.rel(path)}: {part} is not an object")
             node = child
         previous = node.get(parts[-1])
         node[parts[-1]] = value

@@ -59,7 +59,7 @@ def parse_text(text: str, source: str) -> tuple[JSONObject, Document]:
 
 
 def read(path: Path, source: str) -> tuple[JSONObject, Document]:
-    return parse_text(read_text(path), source)
+    return parse_text(read_text(path, source), source)
 
 
 def _top_level_span(lines: list[str], key: str) -> tuple[int, int] | None:
@@ -128,7 +128,7 @@ def frontmatter_get(project: Project, file: str, key: str | None = None) -> JSON
 def frontmatter_set(project: Project, file: str, key: str, value: Any) -> JSONObject:
     path = project.user_path(file)
     source = project.rel(path)
-    old = read_text(path)
+    old = read_text(path, source)
     new = with_key(old, key, value, source)
     if new != old:
         atomic_write(path, new)

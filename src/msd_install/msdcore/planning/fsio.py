@@ -15,19 +15,23 @@ from pathlib import Path
 from ..toolspec import ToolError
 
 
-def read_text(path: Path) -> str:
-    """The UTF-8 text of ``path``; a missing or unreadable file is a ``ToolError``."""
+def read_text(path: Path, label: str | None = None) -> str:
+    """The UTF-8 text of ``path``; a missing or unreadable file is a ``ToolError``.
+
+    ``label`` is how errors name the file (a project-relative path keeps machine paths out of
+    messages that reach a model)."""
+    name = label or str(path)
     try:
         with open(path, encoding="utf-8", newline="") as fh:
             return fh.read()
     except FileNotFoundError:
-        raise ToolError("not_found", f"{path}: no such file") from None
+        raise ToolError("not_found", f"{name}: no such file") from None
     except IsADirectoryError:
-        raise ToolError("invalid_path", f"{path}: is a directory") from None
+        raise ToolError("invalid_path", f"{name}: is a directory") from None
     except UnicodeDecodeError:
-        raise ToolError("invalid_file", f"{path}: not UTF-8 text") from None
+        raise ToolError("invalid_file", f"{name}: not UTF-8 text") from None
     except OSError as exc:
-        raise ToolError("io_error", f"{path}: {exc.strerror}") from None
+        raise ToolError("io_error", f"{name}: {exc.strerror}") from None
 
 
 def atomic_write(path: Path, text: str) -> None:

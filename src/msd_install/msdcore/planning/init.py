@@ -20,6 +20,8 @@ from . import config, disk, models, phasenum, progress, state
 from .frontmatter import read
 from .project import PLANNING_FILES, Project
 
+# Keys of disk.PhaseDir.to_json that init already reports under other names.
+_DUPLICATES = ("number", "dir", "prefix", "context", "research", "verification", "uat")
 PHASE_WORKFLOWS = ("discuss-phase", "plan-phase", "execute-phase", "verify-work")
 CODEBASE_DOCS = (
     "STACK.md",
@@ -148,9 +150,7 @@ def _phase(project: Project, number: str | None, base: JSONObject, errors: list[
         },
     }
     if d is not None:
-        info.update(
-            {k: v for k, v in d.to_json(project).items() if k not in ("number", "dir", "prefix")}
-        )
+        info.update({k: v for k, v in d.to_json(project).items() if k not in _DUPLICATES})
     else:
         info.update(
             plans=[], summaries=[], incomplete_plans=[], next_plan="01", status="not_started"

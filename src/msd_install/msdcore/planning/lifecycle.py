@@ -71,7 +71,7 @@ def phase_complete(project: Project, number: str, force: bool = False) -> JSONOb
                 f"phase {phasenum.canonical(key)}: plans without a SUMMARY: {', '.join(missing)} "
                 "(pass --force to complete anyway)",
             )
-        atomic_write(path, roadmap.with_complete(read_text(path), key))
+        atomic_write(path, roadmap.with_complete(read_text(path, project.rel(path)), key))
         info = progress.summary(project)
         nxt = info["current_phase"]
         state_updated = False

@@ -21,7 +21,7 @@ def _known_keys(project: Project, rm: roadmap.Roadmap) -> list[PhaseKey]:
 
 def _create(project: Project, key: PhaseKey, name: str, goal: str, deps: list[str]) -> JSONObject:
     path = project.file("ROADMAP.md")
-    text = read_text(path)
+    text = read_text(path, project.rel(path))
     new_text = roadmap.with_phase(text, key, name, goal, deps)
     directory = project.file(f"phases/{phasenum.dir_name(key, name)}")
     ensure_dir(directory)

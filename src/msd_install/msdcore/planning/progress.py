@@ -23,7 +23,7 @@ def load_roadmap(project: Project, required: bool = False) -> roadmap.Roadmap | 
         if required:
             raise ToolError("no_roadmap", f"{project.rel(path)}: not found (create it first)")
         return None
-    return roadmap.parse(read_text(path))
+    return roadmap.parse(read_text(path, project.rel(path)))
 
 
 def merged(project: Project) -> list[JSONObject]:

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..confine import check_raw
 from ..toolspec import ToolError
 
 PLANNING = ".planning"
@@ -26,18 +27,14 @@ def contained(path: Path, root: Path) -> bool:
 
 def resolve_inside(user_path: str, base: Path, root: Path) -> Path:
     """``user_path`` (relative to ``base`` or absolute) resolved, refused unless inside ``root``."""
-    if not isinstance(user_path, str) or not user_path:
-        raise ToolError("invalid_path", "a path must be a non-empty string")
-    if "\x00" in user_path:
-        raise ToolError("invalid_path", "a path must not contain a NUL byte")
-    if "\\" in user_path or (len(user_path) > 1 and user_path[1] == ":"):
-        raise ToolError("invalid_path", f"{user_path!r}: Windows-style paths are not accepted")
+    # The MCP file tools' lexical rules (type, empty, NUL, Windows forms, name length).
+    check_raw(user_path)
     try:
         resolved = Path(os.path.realpath(base / user_path))
     except (OSError, ValueError) as exc:
         raise ToolError("invalid_path", f"{user_path!r}: {exc}") from None
     if not contained(resolved, root):
-        raise ToolError("outside_project", f"{user_path!r}: outside the project {root}")
+        raise ToolError("outside_project", f"{user_path!r}: outside the project directory")
     return resolved
 
 
@@ -87,8 +84,7 @@ class Project:
         planning = self.planning
         if not planning.is_dir():
             raise ToolError(
-                "no_project",
-                f"{self.root}: no .planning/ directory here or above (run /msd-new-project first)",
+                "no_project", "no .planning/ directory here or above (run /msd-new-project first)"
             )
         real = Path(os.path.realpath(planning))
         if not contained(real, self.root):

@@ -166,7 +166,7 @@ def load(project: Project) -> tuple[JSONObject, str, str]:
         raise ToolError(
             "no_state", f"{project.rel(path)}: not found (create it: template fill state.md)"
         )
-    text = read_text(path)
+    text = read_text(path, project.rel(path))
     fields, doc = parse_text(text, project.rel(path))
     return fields, doc.body, text
 

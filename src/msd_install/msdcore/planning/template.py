@@ -103,7 +103,7 @@ def template_fill(
     path = find(project.env, name)
     base = templates_dir(project.env).resolve()
     label = path.relative_to(base).as_posix()
-    text, used = fill_text(read_text(path), variables, label)
+    text, used = fill_text(read_text(path, label), variables, label)
     result: JSONObject = {"template": label, "vars": used}
     if out is None:
         result["content"] = text

@@ -32,7 +32,7 @@ def _entries(project: Project, directory: Path) -> list[JSONObject]:
         m = ID_RE.match(path.name)
         if not m or not path.is_file():
             continue
-        data, _ = parse_text(read_text(path), project.rel(path))
+        data, _ = parse_text(read_text(path, project.rel(path)), project.rel(path))
         out.append(
             {
                 "id": m.group("id"),
@@ -46,16 +46,33 @@ def _entries(project: Project, directory: Path) -> list[JSONObject]:
     return out
 
 
+def next_id(project: Project) -> str:
+    """The id the next ``todo add`` will use (one more than any pending or completed id)."""
+    ids = [int(e["id"]) for d in _dirs(project) for e in _entries(project, d)]
+    return f"{max(ids, default=0) + 1:03d}"
+
+
+def file_for(project: Project, todo_id: str, title: str) -> Path:
+    return _dirs(project)[0] / f"{todo_id}-{phasenum.slugify(' '.join(title.split()))}.md"
+
+
+def find_pending(project: Project, todo_id: str) -> JSONObject | None:
+    wanted = str(todo_id).strip()
+    if not wanted.isdigit():
+        raise ToolError("invalid_value", f"{todo_id!r}: a todo id is a number such as 004")
+    wanted = f"{int(wanted):03d}"
+    return next((e for e in _entries(project, _dirs(project)[0]) if e["id"] == wanted), None)
+
+
 def todo_add(project: Project, title: str, area: str = "general") -> JSONObject:
     project.require_planning()
     title = " ".join(str(title).split())
     if not title:
         raise ToolError("invalid_value", "a todo needs a non-empty title")
-    pending, completed = _dirs(project)
+    pending, _ = _dirs(project)
     with file_lock(project.file(".lock")):
         ensure_dir(pending)
-        ids = [int(e["id"]) for d in (pending, completed) for e in _entries(project, d)]
-        todo_id = f"{max(ids, default=0) + 1:03d}"
+        todo_id = next_id(project)
         meta = {
             "id": todo_id,
             "title": title,
@@ -63,7 +80,7 @@ def todo_add(project: Project, title: str, area: str = "general") -> JSONObject:
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
         text = f"---\n{yamlish.dump(meta)}---\n# {title}\n\n## Problem\n\n## Solution\n\nTBD\n"
-        path = pending / f"{todo_id}-{phasenum.slugify(title)}.md"
+        path = file_for(project, todo_id, title)
         atomic_write(path, text)
     return {"id": todo_id, "title": title, "area": area, "path": project.rel(path)}
 
@@ -79,18 +96,14 @@ def todo_list(project: Project, include_completed: bool = False) -> JSONObject:
 
 def todo_done(project: Project, todo_id: str) -> JSONObject:
     project.require_planning()
-    wanted = str(todo_id).strip()
-    if not wanted.isdigit():
-        raise ToolError("invalid_value", f"{todo_id!r}: a todo id is a number such as 004")
-    wanted = f"{int(wanted):03d}"
-    pending, completed = _dirs(project)
+    _, completed = _dirs(project)
     with file_lock(project.file(".lock")):
-        match = next((e for e in _entries(project, pending) if e["id"] == wanted), None)
+        match = find_pending(project, todo_id)
         if match is None:
-            raise ToolError("not_found", f"no pending todo with id {wanted}")
+            raise ToolError("not_found", f"no pending todo with id {todo_id}")
         source = project.root / match["path"]
         text = with_key(
-            read_text(source),
+            read_text(source, match["path"]),
             "completed",
             time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             match["path"],
@@ -99,4 +112,4 @@ def todo_done(project: Project, todo_id: str) -> JSONObject:
         target = completed / source.name
         atomic_write(target, text)
         source.unlink()
-    return {"id": wanted, "title": match["title"], "path": project.rel(target)}
+    return {"id": match["id"], "title": match["title"], "path": project.rel(target)}

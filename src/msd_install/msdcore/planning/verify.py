@@ -15,7 +15,7 @@ from .frontmatter import parse_text, read
 from .fsio import read_text
 from .project import Project
 
-TASK_RE = re.compile(r"<task(?P<attrs>[^>]*)>(?P<body>.*?)</task>", re.S)
+TASK_RE = re.compile(r"<task(?P<attrs>(?:\s[^>]*)?)>(?P<body>.*?)</task>", re.S)
 TASK_TYPES = (
     "auto",
     "tdd",
@@ -87,7 +87,7 @@ def verify_phase_completeness(project: Project, number: str) -> JSONObject:
     verification = None
     if phase.has("VERIFICATION"):
         vpath = phase.path / f"{pre}-VERIFICATION.md"
-        data, _ = parse_text(read_text(vpath), project.rel(vpath))
+        data, _ = parse_text(read_text(vpath, project.rel(vpath)), project.rel(vpath))
         verification = data.get("status")
         if verification != "passed":
             missing.append(f"{pre}-VERIFICATION.md with status passed (it says {verification!r})")
