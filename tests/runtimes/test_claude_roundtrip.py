@@ -261,3 +261,25 @@ def test_installed_secret_guard_blocks_reading_env_through_claude_registration(h
     proc = subprocess.run(command, shell=True, input=json.dumps(event), capture_output=True,
                           text=True, timeout=20, cwd=project)
     assert proc.returncode == 0
+
+
+def test_bytecode_left_by_running_installed_tools_is_removed_on_uninstall(home: Path,
+                                                                          tmp_path: Path) -> None:
+    import sys
+
+    before = snapshot(home)
+    assert run_cli(["--claude", "--global", "--yes"], home).returncode == 0
+    project = tmp_path / "proj"
+    project.mkdir()
+    tools = home / ".claude/msd-core/bin/msd-tools"
+    proc = subprocess.run([sys.executable, str(tools), "progress"], cwd=project,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.stdout.strip().startswith("{"), proc.stderr
+    assert list((home / ".claude/msd-core/lib/msdcore").rglob("*.pyc"))
+    (home / ".claude/msd-core/lib/msdcore/__pycache__/mine.txt").write_text("not ours")
+    assert run_cli(["--claude", "--global", "--yes", "--uninstall"], home).returncode == 0
+    left = snapshot(home)
+    assert left.pop(".claude/msd-core/lib/msdcore/__pycache__/mine.txt")[0] == b"not ours"
+    assert {k for k in left if k not in before} == {
+        ".claude/msd-core/", ".claude/msd-core/lib/", ".claude/msd-core/lib/msdcore/",
+        ".claude/msd-core/lib/msdcore/__pycache__/"}

@@ -56,6 +56,7 @@ def resolve_uninstall(manifest: Manifest, result: Result) -> list[Step]:
         elif ours:
             steps.append(Remove(path))
             result.add("remove", path)
+    steps.extend(_bytecode_caches(manifest, result))
     steps.append(Remove(manifest.path))
     result.add("remove", manifest.path)
     root = manifest.root
@@ -63,6 +64,29 @@ def resolve_uninstall(manifest: Manifest, result: Result) -> list[Step]:
         path = manifest.abs(rel)
         if path != root and not root.is_relative_to(path):  # root and above: after the lock
             steps.append(RemoveDirIfEmpty(path))
+    return steps
+
+
+def _bytecode_caches(manifest: Manifest, result: Result) -> list[Step]:
+    """Python's ``__pycache__`` files compiled from modules we installed are ours too.
+
+    The MCP server and msd-tools import the installed ``msdcore`` package, so the interpreter
+    leaves ``__pycache__/<module>.<tag>.pyc`` next to our files. They are derived from our
+    files alone; only those, matched by module name, are removed (never a whole directory).
+    """
+    steps: list[Step] = []
+    caches: set[Path] = set()
+    for rel in sorted(manifest.files):
+        if not rel.endswith(".py"):
+            continue
+        source = manifest.abs(rel)
+        cache = source.parent / "__pycache__"
+        for compiled in sorted(cache.glob(f"{source.stem}.*.pyc")):
+            if compiled.name.split(".")[0] == source.stem:
+                steps.append(Remove(compiled))
+                result.add("remove", compiled, "compiled from an msd file")
+                caches.add(cache)
+    steps.extend(RemoveDirIfEmpty(c) for c in sorted(caches))
     return steps
 
 
