@@ -420,7 +420,7 @@ def command_name(word: str) -> str:
     return os.path.basename(word.lstrip("\\")).lower().removesuffix(".exe")
 
 
-def positionals(words: list[str]) -> list[str]:
+def positionals(words: list[str], takes_value: set[str]) -> list[str]:
     out: list[str] = []
     options_done = False
     skip_next = False
@@ -431,7 +431,7 @@ def positionals(words: list[str]) -> list[str]:
             out.append(word)
         elif word == "--":
             options_done = True
-        elif word in PATTERN_OPTIONS or word == "-v":
+        elif word in takes_value:
             skip_next = True  # the pattern / awk variable that follows is not a file
     return out
 
@@ -501,7 +501,8 @@ def segment_hit(words: list[str], base: str | None, depth: int) -> str | None:
         return None
     if name not in READERS and name not in PATTERN_FIRST and name not in COPIERS:
         return None
-    files = positionals(rest)
+    awk = name in ("awk", "gawk", "mawk", "nawk")
+    files = positionals(rest, PATTERN_OPTIONS | {"-v"} if awk else PATTERN_OPTIONS)
     if name in PATTERN_FIRST:
         explicit = PATTERN_OPTIONS | FILE_PATTERN_OPTIONS
         if not any(w in explicit or w.partition("=")[0] in explicit for w in rest):
