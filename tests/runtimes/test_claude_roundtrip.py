@@ -265,6 +265,7 @@ def test_installed_secret_guard_blocks_reading_env_through_claude_registration(h
 
 def test_bytecode_left_by_running_installed_tools_is_removed_on_uninstall(home: Path,
                                                                           tmp_path: Path) -> None:
+    import os
     import sys
 
     before = snapshot(home)
@@ -272,7 +273,8 @@ def test_bytecode_left_by_running_installed_tools_is_removed_on_uninstall(home: 
     project = tmp_path / "proj"
     project.mkdir()
     tools = home / ".claude/msd-core/bin/msd-tools"
-    proc = subprocess.run([sys.executable, str(tools), "progress"], cwd=project,
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    proc = subprocess.run([sys.executable, str(tools), "progress"], cwd=project, env=env,
                           capture_output=True, text=True, timeout=60)
     assert proc.stdout.strip().startswith("{"), proc.stderr
     assert list((home / ".claude/msd-core/lib/msdcore").rglob("*.pyc"))
