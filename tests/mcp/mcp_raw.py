@@ -14,9 +14,11 @@ TIMEOUT = 10.0
 
 
 class RawServer:
-    def __init__(self, cmd: list[str], env: dict[str, str], stderr_path: Path, cwd: Path | None = None) -> None:
+    def __init__(
+        self, cmd: list[str], env: dict[str, str], stderr_path: Path, cwd: Path | None = None
+    ) -> None:
         self.stderr_path = stderr_path
-        self._err = open(stderr_path, "wb")
+        self._err = open(stderr_path, "wb")  # noqa: SIM115 - closed in close()
         self.proc = subprocess.Popen(
             cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err, env=env, cwd=cwd
         )
@@ -76,7 +78,11 @@ class RawServer:
     def initialize(self, version: str = "2025-11-25") -> dict[str, Any]:
         reply = self.request(
             "initialize",
-            {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+            {
+                "protocolVersion": version,
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
         )
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         return reply
@@ -88,10 +94,12 @@ class RawServer:
         return result
 
     def stderr(self) -> str:
-        self._err.flush()
+        if not self._err.closed:
+            self._err.flush()
         return self.stderr_path.read_text(errors="replace")
 
     def close(self) -> int:
+        """Close stdin (end of input) and return the exit code; safe to call twice."""
         if self.proc.stdin and not self.proc.stdin.closed:
             self.proc.stdin.close()
         try:

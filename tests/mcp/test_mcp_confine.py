@@ -29,7 +29,14 @@ def layout(tmp_path: Path) -> tuple[Path, Path]:
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "secret.txt").write_text("SECRET\n")
-    for sibling in ("project2", "project-old", "project_backup", "projectile", "project.bak", "project-evil"):  # fmt: skip
+    for sibling in (
+        "project2",
+        "project-old",
+        "project_backup",
+        "projectile",
+        "project.bak",
+        "project-evil",
+    ):
         (tmp_path / "w" / sibling).mkdir()
         (tmp_path / "w" / sibling / "x").write_text("sibling\n")
     return root, outside
@@ -61,12 +68,22 @@ PATH_TOOLS = [
     ("move_file", "destination", {"source": "sub/a.txt"}),
     ("workspace_info", "project_path", {}),
 ]
-TRAVERSALS = ["../x", "a/../../x", "sub/./../../x", "..", "sub/../..", "../project2/x", "../project-evil/x"]  # fmt: skip
+TRAVERSALS = [
+    "../x",
+    "a/../../x",
+    "sub/./../../x",
+    "..",
+    "sub/../..",
+    "../project2/x",
+    "../project-evil/x",
+]
 
 
 @pytest.mark.parametrize(("tool", "key", "extra"), PATH_TOOLS)
 @pytest.mark.parametrize("path", TRAVERSALS)
-def test_lexical_traversal_is_refused_by_every_tool(layout: tuple[Path, Path], tool: str, key: str, extra: dict[str, Any], path: str) -> None:  # fmt: skip
+def test_lexical_traversal_is_refused_by_every_tool(
+    layout: tuple[Path, Path], tool: str, key: str, extra: dict[str, Any], path: str
+) -> None:
     root, _ = layout
     # move_file refuses '..' as a source/destination name before resolving it
     refused(root, tool, "outside_workspace|invalid_path", **{key: path, **extra})
@@ -74,10 +91,15 @@ def test_lexical_traversal_is_refused_by_every_tool(layout: tuple[Path, Path], t
 
 
 @pytest.mark.parametrize(("tool", "key", "extra"), PATH_TOOLS)
-def test_absolute_outside_and_sibling_prefixes_are_refused(layout: tuple[Path, Path], tool: str, key: str, extra: dict[str, Any]) -> None:  # fmt: skip
+def test_absolute_outside_and_sibling_prefixes_are_refused(
+    layout: tuple[Path, Path], tool: str, key: str, extra: dict[str, Any]
+) -> None:
     root, outside = layout
     paths = ["/etc/passwd", "/", f"{root}/..", str(outside / "secret.txt")]
-    paths += [f"{root.parent}/{s}/x" for s in ("project2", "project-old", "project_backup", "projectile", "project.bak")]  # fmt: skip
+    paths += [
+        f"{root.parent}/{s}/x"
+        for s in ("project2", "project-old", "project_backup", "projectile", "project.bak")
+    ]
     paths += [f"{root}2", f"{root}-old/x"]
     for path in paths:
         refused(root, tool, "outside_workspace|invalid_path", **{key: path, **extra})
@@ -90,7 +112,8 @@ def test_absolute_path_inside_the_root_is_accepted(layout: tuple[Path, Path]) ->
 
 
 @pytest.mark.parametrize(
-    "name", ["..test", "test..", "te..st", "100%", "%2e%2e", "with space", "ünïcødé", "~", "file:", "..."]
+    "name",
+    ["..test", "test..", "te..st", "100%", "%2e%2e", "with space", "ünïcødé", "~", "file:", "..."],
 )
 def test_names_that_only_look_odd_are_plain_names(layout: tuple[Path, Path], name: str) -> None:
     root, _ = layout
@@ -101,7 +124,9 @@ def test_names_that_only_look_odd_are_plain_names(layout: tuple[Path, Path], nam
 
 
 @pytest.mark.parametrize("path", ["~/x", "file://x", "%2e%2e/%2e%2e/x"])
-def test_tilde_uri_and_percent_forms_are_not_expanded_or_decoded(layout: tuple[Path, Path], path: str) -> None:  # fmt: skip
+def test_tilde_uri_and_percent_forms_are_not_expanded_or_decoded(
+    layout: tuple[Path, Path], path: str
+) -> None:
     root, _ = layout
     call(root, "write_file", path=path, content="literal\n", create_parents=True)
     assert (root / Path(path)).read_text() == "literal\n"
@@ -129,7 +154,9 @@ def test_tilde_uri_and_percent_forms_are_not_expanded_or_decoded(layout: tuple[P
     ],
 )
 @pytest.mark.parametrize(("tool", "key", "extra"), PATH_TOOLS)
-def test_malformed_paths_are_refused(layout: tuple[Path, Path], tool: str, key: str, extra: dict[str, Any], path: object, code: str) -> None:  # fmt: skip
+def test_malformed_paths_are_refused(
+    layout: tuple[Path, Path], tool: str, key: str, extra: dict[str, Any], path: object, code: str
+) -> None:
     root, _ = layout
     refused(root, tool, code, **{key: path, **extra})
 
@@ -155,13 +182,21 @@ def links(layout: tuple[Path, Path]) -> tuple[Path, Path]:
     return root, outside
 
 
-@pytest.mark.parametrize("link", ["abs_link", "rel_link", "dirlink/secret.txt", "chain1/secret.txt"])
+@pytest.mark.parametrize(
+    "link", ["abs_link", "rel_link", "dirlink/secret.txt", "chain1/secret.txt"]
+)
 @pytest.mark.parametrize(
     ("tool", "extra"),
-    [("read_text_file", {}), ("get_file_info", {}), ("write_file", {"content": "PWNED"}),
-     ("edit_file", {"edits": [{"old_text": "SECRET", "new_text": "PWNED"}]})],
-)  # fmt: skip
-def test_symlinks_out_of_the_root_are_refused(links: tuple[Path, Path], link: str, tool: str, extra: dict[str, Any]) -> None:  # fmt: skip
+    [
+        ("read_text_file", {}),
+        ("get_file_info", {}),
+        ("write_file", {"content": "PWNED"}),
+        ("edit_file", {"edits": [{"old_text": "SECRET", "new_text": "PWNED"}]}),
+    ],
+)
+def test_symlinks_out_of_the_root_are_refused(
+    links: tuple[Path, Path], link: str, tool: str, extra: dict[str, Any]
+) -> None:
     root, outside = links
     message = refused(root, tool, path=link, **extra)
     assert str(outside) not in message  # the outside target is not revealed
@@ -169,7 +204,9 @@ def test_symlinks_out_of_the_root_are_refused(links: tuple[Path, Path], link: st
 
 
 @pytest.mark.parametrize("link", ["dirlink", "chain1"])
-def test_symlinked_directories_out_of_the_root_cannot_be_listed_or_walked(links: tuple[Path, Path], link: str) -> None:  # fmt: skip
+def test_symlinked_directories_out_of_the_root_cannot_be_listed_or_walked(
+    links: tuple[Path, Path], link: str
+) -> None:
     root, _ = links
     refused(root, "list_directory", path=link)
     refused(root, "directory_tree", path=link)
@@ -212,7 +249,9 @@ def test_symlink_replaced_between_check_and_open_is_refused(layout: tuple[Path, 
     assert (outside / "a.txt").read_text() == "OUTSIDE\n"
 
 
-def test_leaf_replaced_by_symlink_after_check_is_not_written_through(layout: tuple[Path, Path]) -> None:  # fmt: skip
+def test_leaf_replaced_by_symlink_after_check_is_not_written_through(
+    layout: tuple[Path, Path],
+) -> None:
     root, outside = layout
     real_root = Path(os.path.realpath(root))
     target = resolve(real_root, "sub/a.txt")
@@ -239,9 +278,13 @@ def test_symlinks_inside_the_root_keep_working(layout: tuple[Path, Path], tmp_pa
     (tmp_path / "rootlink").symlink_to(root)
     linked = tmp_path / "rootlink"
     ctx_root = Path(os.path.realpath(linked))
-    out = TOOLS["read_text_file"].run(ToolContext(root=ctx_root), {"path": str(linked / "sub" / "a.txt")})  # fmt: skip
+    out = TOOLS["read_text_file"].run(
+        ToolContext(root=ctx_root), {"path": str(linked / "sub" / "a.txt")}
+    )
     assert out["path"] == "sub/a.txt"
-    out = TOOLS["read_text_file"].run(ToolContext(root=ctx_root), {"path": str(root / "sub" / "a.txt")})  # fmt: skip
+    out = TOOLS["read_text_file"].run(
+        ToolContext(root=ctx_root), {"path": str(root / "sub" / "a.txt")}
+    )
     assert out["path"] == "sub/a.txt"
 
 
@@ -249,7 +292,13 @@ def test_hardlink_to_an_outside_file_is_not_written(layout: tuple[Path, Path]) -
     root, outside = layout
     os.link(outside / "secret.txt", root / "hard.txt")
     refused(root, "write_file", "hardlinked", path="hard.txt", content="PWNED")
-    refused(root, "edit_file", "hardlinked", path="hard.txt", edits=[{"old_text": "SECRET", "new_text": "PWNED"}])  # fmt: skip
+    refused(
+        root,
+        "edit_file",
+        "hardlinked",
+        path="hard.txt",
+        edits=[{"old_text": "SECRET", "new_text": "PWNED"}],
+    )
     assert (outside / "secret.txt").read_text() == "SECRET\n"
     assert call(root, "get_file_info", path="hard.txt")["nlink"] == 2  # visible to the agent
 

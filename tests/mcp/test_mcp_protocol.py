@@ -18,9 +18,16 @@ META = {
 
 @pytest.mark.parametrize(
     ("offered", "answered"),
-    [("2025-11-25", "2025-11-25"), ("2025-06-18", "2025-06-18"), ("2024-11-05", "2025-11-25"), ("9999-01-01", "2025-11-25")],
+    [
+        ("2025-11-25", "2025-11-25"),
+        ("2025-06-18", "2025-06-18"),
+        ("2024-11-05", "2025-11-25"),
+        ("9999-01-01", "2025-11-25"),
+    ],
 )
-def test_initialize_negotiates_or_counter_offers(raw: RawServer, offered: str, answered: str) -> None:
+def test_initialize_negotiates_or_counter_offers(
+    raw: RawServer, offered: str, answered: str
+) -> None:
     result = raw.initialize(offered)["result"]
     assert result["protocolVersion"] == answered
     assert result["capabilities"] == {"tools": {"listChanged": False}}
@@ -41,14 +48,27 @@ def test_tools_list_is_deterministic_with_schemas_and_annotations(raw: RawServer
     assert first == second
     names = [t["name"] for t in first]
     assert names[:10] == [
-        "read_text_file", "list_directory", "directory_tree", "search_files", "get_file_info",
-        "workspace_info", "write_file", "edit_file", "create_directory", "move_file",
-    ]  # fmt: skip
+        "read_text_file",
+        "list_directory",
+        "directory_tree",
+        "search_files",
+        "get_file_info",
+        "workspace_info",
+        "write_file",
+        "edit_file",
+        "create_directory",
+        "move_file",
+    ]
     for tool in first:
         assert tool["inputSchema"]["type"] == "object"
         assert tool["outputSchema"]["type"] == "object"
         assert tool["title"]
-        assert set(tool["annotations"]) >= {"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}  # fmt: skip
+        assert set(tool["annotations"]) >= {
+            "readOnlyHint",
+            "destructiveHint",
+            "idempotentHint",
+            "openWorldHint",
+        }
     by_name = {t["name"]: t["annotations"] for t in first}
     assert by_name["read_text_file"]["readOnlyHint"] is True
     assert by_name["write_file"]["readOnlyHint"] is False
@@ -148,7 +168,11 @@ def test_initialize_without_version_is_invalid_params(raw: RawServer) -> None:
 
 def test_oversized_line_gets_an_error_and_the_stream_resynchronises(raw: RawServer) -> None:
     raw.initialize()
-    big = b'{"jsonrpc":"2.0","id":9,"method":"ping","params":{"pad":"' + b"x" * (5 * 1024 * 1024) + b'"}}\n'
+    big = (
+        b'{"jsonrpc":"2.0","id":9,"method":"ping","params":{"pad":"'
+        + b"x" * (5 * 1024 * 1024)
+        + b'"}}\n'
+    )
     raw.send_bytes(big + b'{"jsonrpc":"2.0","id":10,"method":"ping"}\n')
     first = raw.recv()
     assert (first["id"], _code(first)) == (None, -32600)
@@ -174,7 +198,14 @@ def test_one_message_per_line_with_non_ascii_content(raw: RawServer, ws) -> None
     (ws / "ünï.txt").write_text("a\u2028b\nçé\n")
     raw.initialize()
     line = None
-    raw.send({"jsonrpc": "2.0", "id": 55, "method": "tools/call", "params": {"name": "read_text_file", "arguments": {"path": "ünï.txt"}}})  # fmt: skip
+    raw.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 55,
+            "method": "tools/call",
+            "params": {"name": "read_text_file", "arguments": {"path": "ünï.txt"}},
+        }
+    )
     line = raw.read_line()
     assert line is not None and b"\n" not in line
     assert json.loads(line)["result"]["structuredContent"]["content"] == "a\u2028b\nçé\n"
@@ -196,7 +227,9 @@ def test_modern_requests_carry_result_type_and_cache_fields(raw: RawServer) -> N
     listing = raw.request("tools/list", {"_meta": META})["result"]
     assert listing["resultType"] == "complete"
     assert isinstance(listing["ttlMs"], int) and listing["cacheScope"] in ("private", "public")
-    call = raw.request("tools/call", {"_meta": META, "name": "list_directory", "arguments": {}})["result"]  # fmt: skip
+    call = raw.request("tools/call", {"_meta": META, "name": "list_directory", "arguments": {}})[
+        "result"
+    ]
     assert call["resultType"] == "complete"
     assert [e["name"] for e in call["structuredContent"]["entries"]] == ["hello.txt", "sub"]
 

@@ -1,0 +1,147 @@
+"""Source policies of the runtime-side server code, and the tool registry's invariants."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+import msd_install
+from msd_install.msdcore.mcp import protocol, registry
+from msd_install.msdcore.mcp.schema import unsupported_keywords, validate
+
+MSDCORE = Path(msd_install.__file__).parent / "msdcore"
+OWNED = sorted(
+    [*(MSDCORE / "mcp").glob("*.py")]
+    + [
+        MSDCORE / n
+        for n in (
+            "confine.py",
+            "audit.py",
+            "safeio.py",
+            "fswalk.py",
+            "fstools.py",
+            "fstools_read.py",
+            "fstools_write.py",
+        )
+    ]
+)
+
+
+@pytest.mark.parametrize("path", OWNED, ids=lambda p: p.name)
+def test_no_print_and_no_unmarked_stdout_writes(path: Path) -> None:
+    source = path.read_text()
+    calls = [n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call)]
+    assert not [c for c in calls if isinstance(c.func, ast.Name) and c.func.id == "print"]
+    assert "print(" not in source
+    for line in source.splitlines():
+        if "sys.stdout.write" in line or "sys.__stdout__" in line or "sys.stdout)" in line:
+            assert "# stdout-ok" in line, line
+
+
+@pytest.mark.parametrize("path", OWNED, ids=lambda p: p.name)
+def test_standard_library_and_relative_imports_only(path: Path) -> None:
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names = [node.module or ""]
+        else:
+            continue
+        for name in names:
+            assert name.split(".")[0] in sys.stdlib_module_names or name == "__future__", name
+
+
+def test_guard_imports_nothing_but_os_sys_fcntl() -> None:
+    tree = ast.parse((MSDCORE / "mcp" / "guard.py").read_text())
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}  # type: ignore[misc]
+    assert imported <= {"os", "sys", "fcntl", "__future__"}
+
+
+def test_importing_the_server_has_no_side_effects() -> None:
+    modules = [
+        "msd_install.msdcore.mcp.server",
+        "msd_install.msdcore.mcp.__main__",
+        "msd_install.msdcore.fstools",
+    ]
+    code = "import " + ", ".join(modules)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=20)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_server_version_matches_the_distribution() -> None:
+    assert msd_install.__version__ == protocol.SERVER_VERSION
+
+
+def test_registry_order_is_file_tools_then_planning_tools() -> None:
+    from msd_install.msdcore.fstools import FILE_TOOLS
+    from msd_install.msdcore.planning.tools import PLANNING_TOOLS
+
+    assert [t.name for t in registry.build()] == [t.name for t in [*FILE_TOOLS, *PLANNING_TOOLS]]
+
+
+@pytest.mark.parametrize("tool", registry.build(), ids=lambda t: t.name)
+def test_every_tool_schema_is_valid_and_fully_enforced(tool: object) -> None:
+    spec = tool  # a ToolSpec
+    jsonschema.Draft202012Validator.check_schema(spec.input_schema)  # type: ignore[attr-defined]
+    jsonschema.Draft202012Validator.check_schema(spec.output_schema)  # type: ignore[attr-defined]
+    assert spec.input_schema["type"] == "object"  # type: ignore[attr-defined]
+    assert unsupported_keywords(spec.input_schema) == set()  # type: ignore[attr-defined]
+
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "s": {"type": "string", "minLength": 2, "maxLength": 4},
+        "n": {"type": "integer", "minimum": 1, "maximum": 3},
+        "e": {"type": "string", "enum": ["a", "b"]},
+        "l": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "properties": {"k": {"type": "boolean"}},
+                "required": ["k"],
+                "additionalProperties": False,
+            },
+        },
+        "f": {"type": "number"},
+    },
+    "required": ["s"],
+    "additionalProperties": False,
+}
+CASES = [
+    {"s": "ab"},
+    {"s": "a"},
+    {"s": "abcde"},
+    {"s": 1},
+    {},
+    {"s": "ab", "x": 1},
+    {"s": "ab", "n": 0},
+    {"s": "ab", "n": 4},
+    {"s": "ab", "n": 2.0},
+    {"s": "ab", "n": 2.5},
+    {"s": "ab", "n": True},
+    {"s": "ab", "e": "c"},
+    {"s": "ab", "l": []},
+    {"s": "ab", "l": [{"k": True}]},
+    {"s": "ab", "l": [{"k": 1}]},
+    {"s": "ab", "l": [{}]},
+    {"s": "ab", "l": [{"k": True, "z": 0}]},
+    {"s": "ab", "f": 1},
+    {"s": "ab", "f": False},
+    [],
+    None,
+    "x",
+]
+
+
+@pytest.mark.parametrize("value", CASES)
+def test_small_validator_agrees_with_jsonschema(value: object) -> None:
+    expected = jsonschema.Draft202012Validator(SCHEMA).is_valid(value)
+    assert (validate(value, SCHEMA) == []) == expected
