@@ -246,7 +246,11 @@ def check_core_refs(where: str, text: str, core: Path = CORE) -> list[Finding]:
 # An invocation is the launcher path or an inline-code span starting with msd-tools, followed
 # on the same line by its arguments (prose such as "`msd-tools` keeps state" is not a call).
 _TOOLS_CALL = re.compile(r"(?:bin/msd-tools|`msd-tools)[ \t]+([^\n`]*)")
-_TOKEN = re.compile(r"\"[^\"]*\"|'[^']*'|\S+")
+# A shell word: unquoted runs and quoted strings glued together (`--var k="a b"` is one word).
+_TOKEN = re.compile(r"(?:[^\s\"']+|\"[^\"]*\"|'[^']*')+")
+_PLACEHOLDER = re.compile(r"\{\{\s*([a-z0-9_]+)\s*\}\}")
+# msd-tools fills `date` itself when it is not passed.
+AUTOMATIC_VARS = frozenset({"date"})
 _SHELL_STOP = frozenset({"|", "||", "&&", ";", ">", ">>", "2>&1", "2>/dev/null"})
 
 
@@ -269,6 +273,26 @@ def template_exists(name: str, core: Path = CORE) -> bool:
     """A template may be named with its file name (``plan.md``) or without ``.md``."""
     base = core / "templates"
     return (base / name).is_file() or (base / f"{name}.md").is_file()
+
+
+def template_vars(name: str, core: Path = CORE) -> frozenset[str]:
+    base = core / "templates"
+    path = base / name if (base / name).is_file() else base / f"{name}.md"
+    return frozenset(_PLACEHOLDER.findall(path.read_text(encoding="utf-8")))
+
+
+def check_template_vars(name: str, args: list[str], core: Path = CORE) -> str | None:
+    """`--var` keys must be placeholders of the template; a real call (with --out or --var)
+    must give every placeholder except the automatic ones."""
+    given = {args[i + 1].split("=", 1)[0] for i, a in enumerate(args[:-1]) if a == "--var"}
+    wanted = template_vars(name, core)
+    unknown = sorted(given - wanted)
+    if unknown:
+        return f"template {name!r} has no placeholder for {unknown}"
+    missing = sorted(wanted - given - AUTOMATIC_VARS)
+    if missing and ("--out" in args or given):
+        return f"template {name!r} call misses --var for {missing}"
+    return None
 
 
 def check_tools_args(tokens: list[str], core: Path = CORE) -> str | None:
@@ -298,14 +322,33 @@ def check_tools_args(tokens: list[str], core: Path = CORE) -> str | None:
         return None
     if len(tokens) < 3:
         return "msd-tools template fill needs a template name"
-    if not _is_placeholder(tokens[2]) and not template_exists(tokens[2], core):
+    if _is_placeholder(tokens[2]):
+        return None
+    if not template_exists(tokens[2], core):
         return f"template {tokens[2]!r} does not exist"
-    return None
+    return check_template_vars(tokens[2], tokens[3:], core)
+
+
+def joined_lines(text: str) -> list[tuple[int, str]]:
+    """Lines numbered from 1, with shell continuations (trailing backslash) joined."""
+    out: list[tuple[int, str]] = []
+    pending: tuple[int, str] | None = None
+    for no, line in numbered_lines(text):
+        if pending is not None:
+            no, line = pending[0], pending[1] + " " + line.lstrip()
+            pending = None
+        if line.endswith("\\"):
+            pending = (no, line[:-1])
+        else:
+            out.append((no, line))
+    if pending is not None:
+        out.append(pending)
+    return out
 
 
 def check_tools_calls(where: str, text: str, core: Path = CORE) -> list[Finding]:
     found = []
-    for no, line in numbered_lines(text):
+    for no, line in joined_lines(text):
         for m in _TOOLS_CALL.finditer(line):
             problem = check_tools_args(_tokens(m.group(1)), core)
             if problem:

@@ -78,7 +78,7 @@ def tiny_core(tmp_path: Path) -> Path:
     (core / "workflows").mkdir(parents=True)
     (core / "workflows" / "plan-phase.md").write_text("x", encoding="utf-8")
     (core / "templates" / "codebase").mkdir(parents=True)
-    (core / "templates" / "plan.md").write_text("x", encoding="utf-8")
+    (core / "templates" / "plan.md").write_text("{{phase}} {{plan}} {{date}}", encoding="utf-8")
     (core / "templates" / "codebase" / "stack.md").write_text("x", encoding="utf-8")
     return core
 
@@ -100,7 +100,7 @@ def test_core_ref_scanner(tiny_core: Path) -> None:
         ("X=$(python3 ~/.claude/msd-core/bin/msd-tools phase next)", None),
         ("python3 ~/.claude/msd-core/bin/msd-tools init plan-phase --phase 3", None),
         ("python3 ~/.claude/msd-core/bin/msd-tools --cwd app progress --format bar", None),
-        ("run `msd-tools template fill plan.md --out x` now", None),
+        ("run `msd-tools template fill plan.md --out x` now", "misses --var"),
         ("run `msd-tools template fill codebase/stack --out x` now", None),
         ("`msd-tools state get <field>`", None),
         ("`msd-tools` keeps the state", None),
@@ -109,6 +109,17 @@ def test_core_ref_scanner(tiny_core: Path) -> None:
         ("python3 ~/.claude/msd-core/bin/msd-tools init ship-it", "unknown workflow"),
         ("python3 ~/.claude/msd-core/bin/msd-tools roadmap", "needs one of"),
         ("`msd-tools template fill nope.md`", "does not exist"),
+        ("bin/msd-tools template fill plan.md --out p.md --var phase=1 --var plan=01", None),
+        ('bin/msd-tools template fill plan --var phase="1 a" --var plan=2 --var date=x', None),
+        (
+            "bin/msd-tools template fill plan.md --out p.md --var phase=1",
+            "misses --var for ['plan']",
+        ),
+        (
+            "bin/msd-tools template fill plan.md --var phase=1 --var plan=1 --var x=2",
+            "no placeholder",
+        ),
+        ("bin/msd-tools template fill \\\n  plan.md --out p --var phase=1", "misses --var"),
     ],
 )
 def test_tools_call_scanner(tiny_core: Path, line: str, problem: str | None) -> None:
