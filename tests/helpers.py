@@ -26,8 +26,12 @@ def snapshot(root: Path, *, stat: bool = False) -> Tree:
             p = base / name
             st = p.lstat()
             if stat:
-                out[p.relative_to(root).as_posix()] = (p.read_bytes(), st.st_mode, st.st_mtime_ns,
-                                                       st.st_ino)
+                out[p.relative_to(root).as_posix()] = (
+                    p.read_bytes(),
+                    st.st_mode,
+                    st.st_mtime_ns,
+                    st.st_ino,
+                )
             else:
                 out[p.relative_to(root).as_posix()] = (p.read_bytes(), oct(st.st_mode & 0o7777))
     return out
@@ -43,18 +47,27 @@ def build(root: Path, spec: dict[str, str | bytes]) -> None:
 
 def cli_env(home: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "XDG_"))}
-    env.update(HOME=str(home), XDG_STATE_HOME=str(home / ".local/state"),
-               XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local/share"))
+    env.update(
+        HOME=str(home),
+        XDG_STATE_HOME=str(home / ".local/state"),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_DATA_HOME=str(home / ".local/share"),
+    )
     env.update(extra)
     return env
 
 
-def run_cli(args: list[str], home: Path, cwd: Path | None = None, *, stdin: str | None = None,
-            **env: str) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    args: list[str], home: Path, cwd: Path | None = None, *, stdin: str | None = None, **env: str
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "msd_install", *args],
-        cwd=cwd or home, env=cli_env(home, **env), capture_output=True, text=True,
-        input=stdin if stdin is not None else "", timeout=120,
+        cwd=cwd or home,
+        env=cli_env(home, **env),
+        capture_output=True,
+        text=True,
+        input=stdin if stdin is not None else "",
+        timeout=120,
     )
 
 

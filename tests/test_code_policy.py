@@ -27,20 +27,24 @@ def test_no_print_in_library_code() -> None:
 
 
 def test_ruff_is_clean() -> None:
-    proc = subprocess.run([sys.executable, "-m", "ruff", "check", "src", "tests", "bench"],
-                          cwd=REPO, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "src", "tests", "bench"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def test_mypy_strict_is_clean() -> None:
-    proc = subprocess.run([sys.executable, "-m", "mypy"], cwd=REPO, capture_output=True,
-                          text=True)
+    proc = subprocess.run([sys.executable, "-m", "mypy"], cwd=REPO, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def test_no_machine_specific_paths_in_the_repo() -> None:
-    tracked = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True,
-                             check=True).stdout.split()
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.split()
     bad = []
     for rel in tracked:
         path = REPO / rel

@@ -95,7 +95,9 @@ def cli(
     probe = context.from_environment(scope=scope or GLOBAL)
     if not names:
         names = (
-            _ask_runtimes(probe) if interactive else _missing("no runtime given", "--claude (or --all)")
+            _ask_runtimes(probe)
+            if interactive
+            else _missing("no runtime given", "--claude (or --all)")
         )
     if scope is None:
         scope = _ask_scope() if interactive else _missing("no scope given", "--global or --local")

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import cli_env, run_cli, snapshot
 
+from helpers import cli_env, run_cli, snapshot
 from msd_install import __version__
 from msd_install.runtimes import RUNTIMES
 
@@ -28,8 +28,18 @@ def test_help_lists_every_runtime_flag(tmp_path: Path) -> None:
     assert proc.returncode == 0
     for name in RUNTIMES:
         assert f"--{name}" in proc.stdout
-    for flag in ("--all", "--global", "--local", "--config-dir", "--uninstall", "--dry-run",
-                 "--json", "--yes", "--force-statusline", "--version"):
+    for flag in (
+        "--all",
+        "--global",
+        "--local",
+        "--config-dir",
+        "--uninstall",
+        "--dry-run",
+        "--json",
+        "--yes",
+        "--force-statusline",
+        "--version",
+    ):
         assert flag in proc.stdout
 
 
@@ -38,17 +48,21 @@ def test_version(tmp_path: Path) -> None:
     assert proc.returncode == 0 and __version__ in proc.stdout
 
 
-@pytest.mark.parametrize(("args", "needle"), [
-    (["--claude", "--global", "--bogus"], "No such option '--bogus'"),
-    (["--codex", "--global"], "--codex (OpenAI Codex CLI) is not supported yet"),
-    (["--claude", "--kimi", "--global"], "--kimi (Kimi CLI) is not supported yet"),
-    (["--global"], "no runtime given and no terminal to ask on; pass --claude"),
-    (["--claude"], "no scope given and no terminal to ask on; pass --global or --local"),
-    (["--claude", "--global", "--local"], "--global and --local cannot be used together"),
-    (["--claude", "--local", "--config-dir", "x"], "cannot be used with --local"),
-])
-def test_usage_errors_exit_2_with_one_line_and_write_nothing(tmp_path: Path, args: list[str],
-                                                              needle: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--claude", "--global", "--bogus"], "No such option '--bogus'"),
+        (["--codex", "--global"], "--codex (OpenAI Codex CLI) is not supported yet"),
+        (["--claude", "--kimi", "--global"], "--kimi (Kimi CLI) is not supported yet"),
+        (["--global"], "no runtime given and no terminal to ask on; pass --claude"),
+        (["--claude"], "no scope given and no terminal to ask on; pass --global or --local"),
+        (["--claude", "--global", "--local"], "--global and --local cannot be used together"),
+        (["--claude", "--local", "--config-dir", "x"], "cannot be used with --local"),
+    ],
+)
+def test_usage_errors_exit_2_with_one_line_and_write_nothing(
+    tmp_path: Path, args: list[str], needle: str
+) -> None:
     home = tmp_path / "h"
     home.mkdir()
     proc = run_cli(args, home)
@@ -74,7 +88,10 @@ def test_config_dir_and_claude_config_dir(tmp_path: Path) -> None:
     proc = run_cli(["--claude", "-g", "-y"], home, CLAUDE_CONFIG_DIR=str(env_dir))
     assert proc.returncode == 0, proc.stderr
     assert (env_dir / "msd-file-manifest.json").is_file()
-    assert run_cli(["--claude", "-g", "-y", "-u"], home, CLAUDE_CONFIG_DIR=str(env_dir)).returncode == 0
+    assert (
+        run_cli(["--claude", "-g", "-y", "-u"], home, CLAUDE_CONFIG_DIR=str(env_dir)).returncode
+        == 0
+    )
     assert snapshot(home) == {}
 
 
@@ -92,8 +109,14 @@ def test_json_document_shape(tmp_path: Path) -> None:
 def run_in_pty(args: list[str], home: Path, answers: list[tuple[str, str]]) -> tuple[int, str]:
     """Run the CLI on a pseudo-terminal, typing each answer once its prompt shows."""
     master, slave = os.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "msd_install", *args], cwd=home,
-                            env=cli_env(home), stdin=slave, stdout=slave, stderr=slave)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "msd_install", *args],
+        cwd=home,
+        env=cli_env(home),
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+    )
     os.close(slave)
     out = b""
     deadline = time.monotonic() + 60

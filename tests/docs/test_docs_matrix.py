@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 
 from helpers import REPO
-
 from msd_install.runtimes import RUNTIMES, matrix_markdown
 
 DOC = REPO / "docs/reference/runtimes.md"

@@ -16,7 +16,8 @@ import pytest
 
 def bin_dir() -> Path:
     cache = os.environ.get("MSD_E2E_CACHE") or str(
-        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "msd-install-e2e")
+        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "msd-install-e2e"
+    )
     return Path(cache) / "node/node_modules/.bin"
 
 
@@ -49,7 +50,15 @@ def clean_env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def run_tool(argv: list[str], home: Path, cwd: Path, timeout: float = 90,
-             **extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(argv, cwd=cwd, env=clean_env(home, **extra), capture_output=True,
-                          text=True, stdin=subprocess.DEVNULL, timeout=timeout)
+def run_tool(
+    argv: list[str], home: Path, cwd: Path, timeout: float = 90, **extra: str
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        argv,
+        cwd=cwd,
+        env=clean_env(home, **extra),
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=timeout,
+    )

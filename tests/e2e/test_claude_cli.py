@@ -8,14 +8,15 @@ from pathlib import Path
 
 import pytest
 from e2e_clis import require, run_tool
+
 from helpers import build, run_cli, snapshot
 
 pytestmark = pytest.mark.e2e
 
 SEED = {
     ".claude/settings.json": '{\n    "permissions": {"allow": ["Bash(ls)"]},\n'
-                             '    "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": '
-                             '[{"type": "command", "command": "true"}]}]}\n}',
+    '    "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": '
+    '[{"type": "command", "command": "true"}]}]}\n}',
 }
 
 
@@ -62,8 +63,14 @@ def test_doctor_would_see_a_broken_hook(tmp_path: Path) -> None:
     """The check above can fail: doctor does flag a bad hook entry in the same setup."""
     require("claude")
     home = tmp_path / "home"
-    build(home, {".claude/settings.json": json.dumps(
-        {"hooks": {"PreToolUse": [{"matcher": "Read", "hooks": [{"type": "bogus"}]}]}})})
+    build(
+        home,
+        {
+            ".claude/settings.json": json.dumps(
+                {"hooks": {"PreToolUse": [{"matcher": "Read", "hooks": [{"type": "bogus"}]}]}}
+            )
+        },
+    )
     out = claude(home, home, "doctor")
     assert "Invalid settings" in out
 
@@ -102,12 +109,16 @@ def test_mcp_server_connected_after_local_install(tmp_path: Path) -> None:
     state_path = home / ".claude.json"
     state = json.loads(state_path.read_text())
     state.setdefault("projects", {})[str(project)] = {
-        "hasTrustDialogAccepted": True, "enabledMcpjsonServers": ["msd"]}
+        "hasTrustDialogAccepted": True,
+        "enabledMcpjsonServers": ["msd"],
+    }
     state_path.write_text(json.dumps(state))
     out = claude(home, project, "mcp", "list")
     line = next(ln for ln in out.splitlines() if ln.startswith("msd:"))
     assert line.endswith("✔ Connected"), out
-    assert run_cli(["--claude", "--local", "--yes", "--uninstall"], home, cwd=project).returncode == 0
+    assert (
+        run_cli(["--claude", "--local", "--yes", "--uninstall"], home, cwd=project).returncode == 0
+    )
     assert not (project / ".mcp.json").exists()
     left = sorted(p.relative_to(project).as_posix() for p in project.rglob("*"))
     assert not [p for p in left if "msd" in p], left

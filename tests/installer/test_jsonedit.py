@@ -11,12 +11,18 @@ from hypothesis import strategies as st
 
 from msd_install.installer.jsonedit import JsonDocument, JsonSyntaxError, parse
 
-scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6),
-                    st.text(max_size=8), st.floats(allow_nan=False, allow_infinity=False))
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**6), 10**6),
+    st.text(max_size=8),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
 values = st.recursive(
     scalars,
-    lambda inner: st.one_of(st.lists(inner, max_size=4),
-                            st.dictionaries(st.text(max_size=6), inner, max_size=4)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 
@@ -34,9 +40,14 @@ def dumps(value: Any, indent: int | str | None, newline: str) -> str:
     newline=st.sampled_from(["\n", "\r\n"]),
     final_newline=st.booleans(),
 )
-def test_add_then_remove_member_gives_back_the_bytes(doc: dict[str, Any], key: str, new: Any,
-                                                     indent: int | str | None, newline: str,
-                                                     final_newline: bool) -> None:
+def test_add_then_remove_member_gives_back_the_bytes(
+    doc: dict[str, Any],
+    key: str,
+    new: Any,
+    indent: int | str | None,
+    newline: str,
+    final_newline: bool,
+) -> None:
     text = dumps(doc, indent, newline) + (newline if final_newline else "")
     original = JsonDocument(text)
     if key in doc:
@@ -50,10 +61,15 @@ def test_add_then_remove_member_gives_back_the_bytes(doc: dict[str, Any], key: s
 
 
 @settings(max_examples=200, deadline=None)
-@given(items=st.lists(values, max_size=5), new=values,
-       indent=st.sampled_from([None, 2, 4]), newline=st.sampled_from(["\n", "\r\n"]))
-def test_append_then_remove_item_gives_back_the_bytes(items: list[Any], new: Any,
-                                                      indent: int | None, newline: str) -> None:
+@given(
+    items=st.lists(values, max_size=5),
+    new=values,
+    indent=st.sampled_from([None, 2, 4]),
+    newline=st.sampled_from(["\n", "\r\n"]),
+)
+def test_append_then_remove_item_gives_back_the_bytes(
+    items: list[Any], new: Any, indent: int | None, newline: str
+) -> None:
     text = dumps({"a": {"list": items}}, indent, newline)
     original = JsonDocument(text)
     added, ins = original.append_item(("a", "list"), new)
@@ -70,9 +86,11 @@ def test_nested_inserts_undone_in_reverse_order_give_back_the_bytes() -> None:
     d3, i3 = d2.append_item(("hooks", "PreToolUse"), {"matcher": "Read", "hooks": []})
     assert '\r\n        "PreToolUse": [\r\n            {\r\n' in d3.text
     assert "\n" not in d3.text.replace("\r\n", "")
-    back = (d3.remove_item(("hooks", "PreToolUse"), 0, i3.interior)
-            .remove_member(("hooks",), "PreToolUse", i2.interior)
-            .remove_member((), "hooks", i1.interior))
+    back = (
+        d3.remove_item(("hooks", "PreToolUse"), 0, i3.interior)
+        .remove_member(("hooks",), "PreToolUse", i2.interior)
+        .remove_member((), "hooks", i1.interior)
+    )
     assert back.text == text
 
 
@@ -105,19 +123,23 @@ def test_replace_value_and_put_back_the_users_text() -> None:
     assert replaced.replace_value_text(("statusLine",), old).text == text
 
 
-@pytest.mark.parametrize(("text", "reason", "line", "column"), [
-    ('{"a": 1,}', "trailing comma", 1, 8),
-    ('{\n  "a": [1, 2,]\n}', "trailing comma", 2, 13),
-    ('{"a": ', "unexpected end of file", 1, 7),
-    ("\ufeff{}", "byte-order mark", 1, 1),
-    ("", "file is empty", 1, 1),
-    ('{"a": 1} x', "unexpected text", 1, 10),
-    ("{'a': 1}", "property name", 1, 2),
-    ('{"a": 1 // c\n}', "comments are not allowed", 1, 9),
-    ('{"a": "x\n"}', "unterminated string", 1, 7),
-])
-def test_syntax_errors_name_the_line_and_column(text: str, reason: str, line: int,
-                                                column: int) -> None:
+@pytest.mark.parametrize(
+    ("text", "reason", "line", "column"),
+    [
+        ('{"a": 1,}', "trailing comma", 1, 8),
+        ('{\n  "a": [1, 2,]\n}', "trailing comma", 2, 13),
+        ('{"a": ', "unexpected end of file", 1, 7),
+        ("\ufeff{}", "byte-order mark", 1, 1),
+        ("", "file is empty", 1, 1),
+        ('{"a": 1} x', "unexpected text", 1, 10),
+        ("{'a': 1}", "property name", 1, 2),
+        ('{"a": 1 // c\n}', "comments are not allowed", 1, 9),
+        ('{"a": "x\n"}', "unterminated string", 1, 7),
+    ],
+)
+def test_syntax_errors_name_the_line_and_column(
+    text: str, reason: str, line: int, column: int
+) -> None:
     with pytest.raises(JsonSyntaxError) as info:
         parse(text)
     assert reason in info.value.reason

@@ -6,8 +6,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import build, snapshot
 
+from helpers import build, snapshot
 from msd_install.errors import LockTimeoutError
 from msd_install.installer import engine, lock
 from msd_install.installer.context import GLOBAL, LOCAL, Context
@@ -17,21 +17,28 @@ from msd_install.runtimes import ADAPTERS
 
 SEED = {
     ".claude/settings.json": '{\n    "permissions": {"allow": ["Bash(ls)"]},\n'
-                             '    "statusLine": {"type": "command", "command": "mine"}\n}',
+    '    "statusLine": {"type": "command", "command": "mine"}\n}',
     ".claude/agents/mine.md": "---\nname: mine\ndescription: x\n---\nbody\n",
     ".claude.json": '{"numStartups": 1}\n',
 }
 
 
 def make_ctx(home: Path, scope: str = GLOBAL, cwd: Path | None = None) -> Context:
-    return Context(home=home, cwd=cwd or home, env={}, scope=scope,
-                   interpreter=Path(sys.executable), state_dir=home / ".state")
+    return Context(
+        home=home,
+        cwd=cwd or home,
+        env={},
+        scope=scope,
+        interpreter=Path(sys.executable),
+        state_dir=home / ".state",
+    )
 
 
-def fault_at(k: int):  # noqa: ANN201
+def fault_at(k: int):
     def fault(n: int) -> None:
         if n == k:
             raise InjectedFaultError(f"fault at write {n}")
+
     return fault
 
 
@@ -120,8 +127,7 @@ def test_write_through_a_symlinked_config_keeps_the_link(tmp_path: Path) -> None
 def test_lock_held_by_another_run_times_out_cleanly(tmp_path: Path) -> None:
     root = tmp_path / "root"
     root.mkdir()
-    with lock.hold(root), pytest.raises(LockTimeoutError) as info:
-        with lock.hold(root, timeout=0.3):
-            pass
+    with lock.hold(root), pytest.raises(LockTimeoutError) as info, lock.hold(root, timeout=0.3):
+        pass
     assert "another msd-install run" in info.value.one_line()
     assert list(root.iterdir()) == []  # the lock file leaves no trace

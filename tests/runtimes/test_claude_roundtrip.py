@@ -12,29 +12,32 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from helpers import build, run_cli, run_json, snapshot, verbs
 
 USER_SETTINGS = (
-    '{\r\n'
+    "{\r\n"
     '    "permissions": {\r\n'
     '        "allow": ["Bash(npm test)", "Read(./src/**)"],\r\n'
     '        "deny": []\r\n'
-    '    },\r\n'
+    "    },\r\n"
     '    "hooks": {\r\n'
     '        "PreToolUse": [\r\n'
-    '            {\r\n'
+    "            {\r\n"
     '                "matcher": "Bash",\r\n'
     '                "hooks": [{"type": "command", "command": "echo mine"}]\r\n'
-    '            }\r\n'
-    '        ],\r\n'
+    "            }\r\n"
+    "        ],\r\n"
     '        "SessionStart": [\r\n'
     '            {"hooks": [{"type": "command", "command": "echo hello"}]}\r\n'
-    '        ]\r\n'
-    '    },\r\n'
+    "        ]\r\n"
+    "    },\r\n"
     '    "statusLine": {"type": "command", "command": "my-status"}\r\n'
-    '}'
+    "}"
 )
-USER_CLAUDE_JSON = '{\n  "numStartups": 3,\n  "mcpServers": {\n    "mine": {"command": "x"}\n  }\n}\n'
+USER_CLAUDE_JSON = (
+    '{\n  "numStartups": 3,\n  "mcpServers": {\n    "mine": {"command": "x"}\n  }\n}\n'
+)
 USER_FILES = {
     ".claude/settings.json": USER_SETTINGS,
     ".claude/commands/mine.md": "---\ndescription: my own\n---\nDo my thing.\n",
@@ -98,18 +101,22 @@ def test_global_install_then_uninstall_gives_back_the_home(home: Path) -> None:
 
 def test_local_install_then_uninstall_gives_back_the_project(home: Path, tmp_path: Path) -> None:
     project = tmp_path / "project"
-    build(project, {
-        ".claude/settings.json": '{\n  "permissions": {"allow": []}\n}\n',
-        ".mcp.json": '{\n  "mcpServers": {\n    "db": {"command": "db-mcp"}\n  }\n}\n',
-        "src/app.py": "print('hi')\n",
-    })
+    build(
+        project,
+        {
+            ".claude/settings.json": '{\n  "permissions": {"allow": []}\n}\n',
+            ".mcp.json": '{\n  "mcpServers": {\n    "db": {"command": "db-mcp"}\n  }\n}\n',
+            "src/app.py": "print('hi')\n",
+        },
+    )
     home_before, project_before = snapshot(home), snapshot(project)
     proc = run_cli(["--claude", "--local", "--yes"], home, cwd=project)
     assert proc.returncode == 0, proc.stderr
     root = project / ".claude"
     guard = [c for c in our_commands(settings_of(root)) if "msd-secret-read-guard" in c]
-    assert guard and guard[0].endswith('-I -S "$CLAUDE_PROJECT_DIR"/.claude/hooks/'
-                                       "msd-secret-read-guard.py")
+    assert guard and guard[0].endswith(
+        '-I -S "$CLAUDE_PROJECT_DIR"/.claude/hooks/msd-secret-read-guard.py'
+    )
     assert snapshot(home) == home_before  # a local install writes nothing into the home
     help_text = (root / "skills/msd-help/SKILL.md").read_text()
     assert str(project) not in help_text  # local payload refers to .claude/, project-relative
@@ -150,14 +157,18 @@ def test_user_modified_file_survives_uninstall(home: Path) -> None:
     assert not (home / ".claude/msd-file-manifest.json").exists()
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    ('{\n  "a": 1,\n}\n', "trailing comma at line 2"),
-    ('{\n  "permissions": {\n', "unexpected end of file"),
-    ("[1, 2]\n", "top level is not a JSON object"),
-    ('\ufeff{"a": 1}\n', "byte-order mark"),
-])
-def test_malformed_settings_is_reported_and_nothing_changes(home: Path, content: str,
-                                                            message: str) -> None:
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{\n  "a": 1,\n}\n', "trailing comma at line 2"),
+        ('{\n  "permissions": {\n', "unexpected end of file"),
+        ("[1, 2]\n", "top level is not a JSON object"),
+        ('\ufeff{"a": 1}\n', "byte-order mark"),
+    ],
+)
+def test_malformed_settings_is_reported_and_nothing_changes(
+    home: Path, content: str, message: str
+) -> None:
     (home / ".claude/settings.json").write_text(content)
     before = snapshot(home)
     proc = run_cli(["--claude", "--global", "--yes"], home)
@@ -210,7 +221,8 @@ def test_users_own_msd_mcp_server_is_never_overwritten(home: Path) -> None:
     proc = run_cli(["--claude", "--global", "--yes"], home)
     assert proc.returncode == 1
     assert json.loads((home / ".claude.json").read_text())["mcpServers"]["msd"] == {
-        "command": "my-msd"}
+        "command": "my-msd"
+    }
 
 
 def test_uninstall_without_manifest_changes_nothing(home: Path) -> None:
@@ -222,12 +234,22 @@ def test_uninstall_without_manifest_changes_nothing(home: Path) -> None:
 
 
 def test_concurrent_installs_give_one_valid_install(home: Path) -> None:
-    from helpers import cli_env
     import sys
 
+    from helpers import cli_env
+
     cmd = [sys.executable, "-m", "msd_install", "--claude", "--global", "--yes", "--json"]
-    procs = [subprocess.Popen(cmd, cwd=home, env=cli_env(home), stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    procs = [
+        subprocess.Popen(
+            cmd,
+            cwd=home,
+            env=cli_env(home),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(3)
+    ]
     outs = [p.communicate(timeout=120) for p in procs]
     assert [p.returncode for p in procs] == [0, 0, 0], [o[1] for o in outs]
     creates = [verbs(json.loads(o[0])).get("create", 0) for o in outs]
@@ -245,26 +267,48 @@ def snapshot_of_seed(home: Path) -> dict:
     return snapshot(fresh)
 
 
-def test_installed_secret_guard_blocks_reading_env_through_claude_registration(home: Path,
-                                                                              tmp_path: Path) -> None:
+def test_installed_secret_guard_blocks_reading_env_through_claude_registration(
+    home: Path, tmp_path: Path
+) -> None:
     assert run_cli(["--claude", "--global", "--yes"], home).returncode == 0
-    command = next(c for c in our_commands(settings_of(home / ".claude"))
-                   if "secret-read-guard" in c)
+    command = next(
+        c for c in our_commands(settings_of(home / ".claude")) if "secret-read-guard" in c
+    )
     project = tmp_path / "p"
     project.mkdir()
-    event = {"session_id": "s1", "hook_event_name": "PreToolUse", "cwd": str(project),
-             "tool_name": "Read", "tool_input": {"file_path": str(project / ".env")}}
-    proc = subprocess.run(command, shell=True, input=json.dumps(event), capture_output=True,
-                          text=True, timeout=20, cwd=project)
+    event = {
+        "session_id": "s1",
+        "hook_event_name": "PreToolUse",
+        "cwd": str(project),
+        "tool_name": "Read",
+        "tool_input": {"file_path": str(project / ".env")},
+    }
+    proc = subprocess.run(
+        command,
+        shell=True,
+        input=json.dumps(event),
+        capture_output=True,
+        text=True,
+        timeout=20,
+        cwd=project,
+    )
     assert proc.returncode == 2 and ".env" in proc.stderr
     event["tool_input"] = {"file_path": str(project / ".env.example")}
-    proc = subprocess.run(command, shell=True, input=json.dumps(event), capture_output=True,
-                          text=True, timeout=20, cwd=project)
+    proc = subprocess.run(
+        command,
+        shell=True,
+        input=json.dumps(event),
+        capture_output=True,
+        text=True,
+        timeout=20,
+        cwd=project,
+    )
     assert proc.returncode == 0
 
 
-def test_bytecode_left_by_running_installed_tools_is_removed_on_uninstall(home: Path,
-                                                                          tmp_path: Path) -> None:
+def test_bytecode_left_by_running_installed_tools_is_removed_on_uninstall(
+    home: Path, tmp_path: Path
+) -> None:
     import os
     import sys
 
@@ -274,8 +318,14 @@ def test_bytecode_left_by_running_installed_tools_is_removed_on_uninstall(home: 
     project.mkdir()
     tools = home / ".claude/msd-core/bin/msd-tools"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    proc = subprocess.run([sys.executable, str(tools), "progress"], cwd=project, env=env,
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, str(tools), "progress"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.stdout.strip().startswith("{"), proc.stderr
     assert list((home / ".claude/msd-core/lib/msdcore").rglob("*.pyc"))
     (home / ".claude/msd-core/lib/msdcore/__pycache__/mine.txt").write_text("not ours")
@@ -283,5 +333,8 @@ def test_bytecode_left_by_running_installed_tools_is_removed_on_uninstall(home: 
     left = snapshot(home)
     assert left.pop(".claude/msd-core/lib/msdcore/__pycache__/mine.txt")[0] == b"not ours"
     assert {k for k in left if k not in before} == {
-        ".claude/msd-core/", ".claude/msd-core/lib/", ".claude/msd-core/lib/msdcore/",
-        ".claude/msd-core/lib/msdcore/__pycache__/"}
+        ".claude/msd-core/",
+        ".claude/msd-core/lib/",
+        ".claude/msd-core/lib/msdcore/",
+        ".claude/msd-core/lib/msdcore/__pycache__/",
+    }

@@ -60,8 +60,10 @@ def matrix_markdown() -> str:
             continue
         g = found.root(Context(home=home, cwd=project, scope=GLOBAL))
         loc = found.root(Context(home=home, cwd=project, scope=LOCAL))
-        lines.append(f"| `--{name}` | {label} | supported | `{_tilde(g, home)}` | "
-                     f"`{_tilde(loc, project, '.')}` |")
+        lines.append(
+            f"| `--{name}` | {label} | supported | `{_tilde(g, home)}` | "
+            f"`{_tilde(loc, project, '.')}` |"
+        )
     return "\n".join(lines) + "\n"
 
 
