@@ -46,6 +46,14 @@ def test_command_loads_its_workflow_and_passes_arguments(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", COMMANDS)
+def test_command_body_sections(name: str) -> None:
+    """Objective, the workflow to load, how arguments are read, what the command produces."""
+    _, body = load_frontmatter(command_path(name))
+    for section in ("objective", "execution_context", "arguments", "output", "process"):
+        assert f"<{section}>" in body and f"</{section}>" in body, section
+
+
+@pytest.mark.parametrize("name", COMMANDS)
 def test_commands_that_spawn_agents_may_use_task(name: str) -> None:
     """A workflow that spawns agents needs the Task tool in its command's allowed-tools."""
     meta, _ = load_frontmatter(command_path(name))
