@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from hookkit import RunHook, base_env
 
-CACHE = Path("cache") / "msd-update-check.json"
+CACHE = Path("msd-core") / "cache" / "msd-update-check.json"
 
 
 class Index(BaseHTTPRequestHandler):
@@ -140,7 +140,7 @@ def test_hook_offline_stays_silent(
 def test_cache_about_another_installed_version_is_ignored(
     run_hook: RunHook, installed: Path, tmp_path: Path, closed_url: str
 ) -> None:
-    (installed / "cache").mkdir()
+    (installed / CACHE).parent.mkdir(parents=True, exist_ok=True)
     stale = {
         "installed": "0.0.9",
         "latest": "0.1.0",

@@ -338,3 +338,13 @@ def test_bytecode_left_by_running_installed_tools_is_removed_on_uninstall(
         ".claude/msd-core/lib/msdcore/",
         ".claude/msd-core/lib/msdcore/__pycache__/",
     }
+
+
+def test_update_check_cache_written_by_hooks_goes_on_uninstall(home: Path) -> None:
+    before = snapshot(home)
+    assert run_cli(["--claude", "--global", "--yes"], home).returncode == 0
+    cache = home / ".claude/msd-core/cache"
+    assert cache.is_dir()
+    (cache / "msd-update-check.json").write_text('{"latest": "9.9.9"}')
+    assert run_cli(["--claude", "--global", "--yes", "--uninstall"], home).returncode == 0
+    assert snapshot(home) == before

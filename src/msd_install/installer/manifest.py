@@ -58,6 +58,7 @@ class ManifestDoc(TypedDict):
     config: list[ConfigRecord]
     backups: list[BackupRecord]
     dirs: list[str]
+    state: list[str]
 
 
 @dataclass
@@ -69,6 +70,7 @@ class Manifest:
     config: list[ConfigRecord] = field(default_factory=list)
     backups: list[BackupRecord] = field(default_factory=list)
     dirs: list[str] = field(default_factory=list)
+    state: list[str] = field(default_factory=list)
     installer_version: str = __version__
 
     @property
@@ -95,6 +97,7 @@ class Manifest:
             "config": self.config,
             "backups": self.backups,
             "dirs": sorted(set(self.dirs)),
+            "state": sorted(set(self.state)),
         }
 
     def to_bytes(self) -> bytes:
@@ -151,6 +154,7 @@ def load(root: Path) -> Manifest | None:
             config=list(doc.get("config", [])),
             backups=list(doc.get("backups", [])),
             dirs=list(doc.get("dirs", [])),
+            state=list(doc.get("state", [])),
             installer_version=str(doc.get("installer_version", "?")),
         )
     except (KeyError, TypeError) as exc:

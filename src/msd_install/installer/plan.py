@@ -56,6 +56,10 @@ class Plan:
     root: Path
     files: tuple[FileOp, ...] = ()
     entries: tuple[ConfigEntry, ...] = ()
+    # directories msd owns even while empty (runtime-side code writes into them)
+    dirs: tuple[Path, ...] = ()
+    # files the runtime side writes at run time (caches): not installed, removed on uninstall
+    state_files: tuple[Path, ...] = ()
     notes: tuple[str, ...] = field(default=())
 
     def config_files(self) -> list[Path]:

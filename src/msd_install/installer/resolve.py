@@ -70,6 +70,10 @@ def resolve_install(
     for op in plan.files:
         _resolve_file(op, ctx, old, new, res, result)
     _remove_stale(plan, old, res, result)
+    for directory in plan.dirs:
+        if not directory.exists() and directory not in res.planned_dirs:
+            res.ensure_parent(directory / "_")
+    new.state = [new.rel(p) for p in plan.state_files]
     res.steps.extend(config_steps)
     for directory in sorted(res.planned_dirs):
         if directory == plan.root or plan.root.is_relative_to(directory):

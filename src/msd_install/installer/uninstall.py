@@ -56,6 +56,11 @@ def resolve_uninstall(manifest: Manifest, result: Result) -> list[Step]:
         elif ours:
             steps.append(Remove(path))
             result.add("remove", path)
+    for rel in manifest.state:
+        path = manifest.abs(rel)
+        if path.is_file():
+            steps.append(Remove(path))
+            result.add("remove", path, "written by msd at run time")
     steps.extend(_bytecode_caches(manifest, result))
     steps.append(Remove(manifest.path))
     result.add("remove", manifest.path)

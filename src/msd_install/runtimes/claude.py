@@ -142,7 +142,16 @@ def plan(ctx: Context, payload: Payload) -> Plan:
     entries = [_hook_entry(ctx, root, h, settings) for h in payload.hooks if h.event]
     if has_core_file(payload, MCP_LAUNCHER):
         entries.append(_mcp_entry(ctx, root))
-    return Plan("claude", ctx.scope, root, tuple(files), tuple(entries))
+    cache = root / CORE_DIR / "cache"
+    return Plan(
+        "claude",
+        ctx.scope,
+        root,
+        tuple(files),
+        tuple(entries),
+        dirs=(cache,),
+        state_files=(cache / "msd-update-check.json",),
+    )
 
 
 ADAPTER = Adapter("claude", "Claude Code", global_root, local_root, detect, plan)

@@ -4,7 +4,7 @@
 Compares the installed version (`<root>/msd-core/VERSION`, root = this file's parent's parent)
 with the latest msd-install release on PyPI (`info.version` of the JSON API; env
 MSD_UPDATE_URL overrides the address, http(s) only) and writes
-`<root>/cache/msd-update-check.json`: {installed, latest, update_available, checked}.
+`<root>/msd-core/cache/msd-update-check.json`: {installed, latest, update_available, checked}.
 Silent in every case: offline, timeouts (3 s) and bad answers leave the cache untouched.
 """
 
@@ -56,7 +56,7 @@ def fetch_latest(url: str, installed: str) -> str | None:
 
 
 def write_cache(record: dict[str, object]) -> None:
-    folder = os.path.join(ROOT, "cache")
+    folder = os.path.join(ROOT, "msd-core", "cache")
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, "msd-update-check.json")
     tmp = f"{path}.{os.getpid()}.tmp"

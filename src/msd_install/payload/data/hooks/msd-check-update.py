@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """msd-check-update — SessionStart hook (MSD Core): announces a newer msd-install.
 
-Reads `<root>/cache/msd-update-check.json` (root = this file's parent's parent, the runtime
+Reads `<root>/msd-core/cache/msd-update-check.json` (root = this file's parent's parent, the runtime
 root) and, when it says a newer version exists for the version in `<root>/msd-core/VERSION`,
 adds a short notice (additionalContext + systemMessage). When the cache is missing, older
 than RECHECK_SECONDS or about another installed version, it starts msd-check-update-worker.py
@@ -260,7 +260,7 @@ def run(main: Callable[[dict[str, Any]], None]) -> None:
 # <<< msd-hook-common <<<
 HOOKS_DIR = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HOOKS_DIR)
-CACHE = os.path.join(ROOT, "cache", "msd-update-check.json")
+CACHE = os.path.join(ROOT, "msd-core", "cache", "msd-update-check.json")
 WORKER = os.path.join(HOOKS_DIR, "msd-check-update-worker.py")
 RECHECK_SECONDS = 6 * 3600
 

@@ -346,7 +346,8 @@ def planning_position(data: dict[str, Any]) -> str:
 
 def update_notice() -> str:
     try:
-        with open(os.path.join(ROOT, "cache", "msd-update-check.json"), encoding="utf-8") as fh:
+        cache_file = os.path.join(ROOT, "msd-core", "cache", "msd-update-check.json")
+        with open(cache_file, encoding="utf-8") as fh:
             cache = json.load(fh)
         with open(os.path.join(ROOT, "msd-core", "VERSION"), encoding="utf-8") as fh:
             installed = fh.read().strip()
