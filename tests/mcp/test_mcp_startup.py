@@ -13,7 +13,7 @@ from conftest import SERVER
 from mcp_raw import RawServer
 
 import msd_install.msdcore as msdcore_pkg
-from msd_install.msdcore.confine import RootError, workspace_root
+from msd_install.msdcore.mcp.config import ConfigError, workspace_root
 
 LAUNCHER = (
     Path(msdcore_pkg.__file__).parent.parent / "payload" / "data" / "core" / "bin" / "msd-mcp"
@@ -66,7 +66,7 @@ def test_bad_workspace_refuses_to_start_with_one_line(tmp_path: Path, value: str
 
 
 def test_nul_in_the_root_is_refused() -> None:
-    with pytest.raises(RootError):
+    with pytest.raises(ConfigError):
         workspace_root({"MSD_WORKSPACE": "/tmp/a\x00b"}, "/", None)
 
 

@@ -10,14 +10,13 @@ back the absolute paths it sees.
 
 The result carries the real path's components relative to the root; ``safeio`` opens them one
 by one with ``O_NOFOLLOW``, so a symlink planted after this check cannot redirect the access.
-``workspace_root`` applies the same fail-closed rules to the root itself at startup.
+The root itself is checked once at startup (``mcp.config.workspace_root``).
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,11 +25,6 @@ from .toolspec import ToolError
 MAX_PATH_CHARS = 4096
 MAX_NAME_BYTES = 255
 _DRIVE = re.compile(r"^[A-Za-z]:")
-UNEXPANDED = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%")
-
-
-class RootError(Exception):
-    """The workspace root cannot be trusted; the server must not start."""
 
 
 @dataclass(frozen=True)
@@ -101,29 +95,3 @@ def resolve(root: Path, raw: object, field: str = "path", *, follow_leaf: bool =
         # The resolved location is deliberately not echoed: it may describe the outside.
         raise ToolError("outside_workspace", f"{field} '{text}' resolves outside the workspace")
     return Target(Path(real), parts)
-
-
-def workspace_root(env: Mapping[str, str], cwd: str, home: str | None) -> Path:
-    """The trusted root: ``MSD_WORKSPACE`` if set, else ``cwd`` (but never ``/`` or home)."""
-    value = env.get("MSD_WORKSPACE")
-    source = "MSD_WORKSPACE"
-    if value is None:
-        value, source = cwd, "the current directory"
-    if value == "":
-        raise RootError(f"{source} is empty")
-    if "\x00" in value:
-        raise RootError(f"{source} contains a NUL byte")
-    if UNEXPANDED.search(value):
-        raise RootError(
-            f"{source} is an unexpanded variable ({value!r}); the client did not set it"
-        )
-    if not Path(value).is_absolute():
-        raise RootError(f"{source} must be an absolute path, got {value!r}")
-    real = os.path.realpath(value)
-    if not Path(real).is_dir():
-        raise RootError(f"{source} {value!r} does not exist or is not a directory")
-    if real == os.path.realpath("/"):
-        raise RootError(f"{source} is the filesystem root; refusing to serve it")
-    if home and source != "MSD_WORKSPACE" and real == os.path.realpath(home):
-        raise RootError(f"{source} is the home directory; set MSD_WORKSPACE to a project")
-    return Path(real)

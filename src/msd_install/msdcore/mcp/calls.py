@@ -10,7 +10,6 @@ the outcome.
 from __future__ import annotations
 
 import json
-import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,10 +18,9 @@ from typing import Any
 from ..audit import AuditError, AuditLog, PathChange, record_fields
 from ..safeio import sha256_of
 from ..toolspec import JSONObject, ToolContext, ToolError, ToolSpec
+from . import log
 from .protocol import INVALID_PARAMS, RpcError
 from .schema import validate
-
-log = logging.getLogger("msd-mcp")
 
 
 @dataclass(frozen=True)
@@ -55,7 +53,7 @@ def _run(
     except ToolError as exc:
         return None, exc
     except Exception:
-        log.exception("tool %s failed unexpectedly", spec.name)
+        log.get().exception("tool %s failed unexpectedly", spec.name)
         return None, ToolError(
             "internal_error", f"{spec.name} failed unexpectedly; see the server log"
         )
@@ -75,7 +73,7 @@ def call_tool(
         out, err = _mutate(spec, ctx, args, audit, caller)
     if err is not None:
         if err.code in ("outside_workspace", "path_changed", "hardlinked"):
-            log.warning("%s refused: %s", spec.name, err.message)
+            log.note("WARNING", "%s refused: %s", spec.name, err.message)
         return error_result(err.code, err.message)
     assert out is not None
     return ok_result(out)
@@ -89,7 +87,7 @@ def _mutate(
         try:
             audit.check()
         except AuditError as exc:
-            log.error("%s", exc)
+            log.note("ERROR", "%s", exc)
             return None, ToolError("audit_unavailable", f"{exc}; no change was made")
     paths: list[Path] = []
     before: list[str | None] = []
@@ -122,7 +120,7 @@ def _mutate(
     try:
         audit.append(fields)
     except AuditError as exc:
-        log.error("%s", exc)
+        log.note("ERROR", "%s", exc)
         if err is None:
             return None, ToolError("audit_failed", f"the change was made but not audited: {exc}")
     return out, err

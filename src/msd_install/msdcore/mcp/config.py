@@ -1,64 +1,114 @@
 """Startup configuration from the environment, checked before the server answers anything.
 
-``MSD_WORKSPACE`` (or the working directory) is the trust anchor (``confine.workspace_root``).
-``MSD_AUDIT_LOG`` is an absolute path outside the workspace; unset means mutations are not
-audited (a warning is logged once at startup) so a bare ``msd-mcp`` still works for trying it
-out, while the installer always sets it. ``MSD_MCP_LOG`` adds a log file, ``MSD_MCP_LOG_LEVEL``
-sets the level (default INFO), ``MSD_MCP_TEST_TOOLS`` loads test-only tools (see registry).
+The workspace root is the trust anchor: ``MSD_WORKSPACE`` if set (absolute, an existing
+directory, not an unexpanded ``${VAR}``/``$VAR``/``%VAR%``), else the working directory; never
+the filesystem root, and never the home directory itself when it comes from the working
+directory. It is ``realpath``-ed once, here. ``MSD_AUDIT_LOG`` is an absolute path outside the
+workspace; unset means mutations are not audited (a warning is logged once at startup) so a
+bare ``msd-mcp`` still works for trying it out, while the installer always sets it.
+``MSD_MCP_LOG`` adds a log file, ``MSD_MCP_LOG_LEVEL`` sets the level (default INFO),
+``MSD_MCP_TEST_TOOLS`` loads test-only tools (see ``registry``).
+
+This module is on the path to the first response, so it uses ``os.path`` strings and a plain
+slotted class instead of pathlib and dataclasses (together several milliseconds of imports).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass
-from pathlib import Path
+import re
 
-from ..confine import UNEXPANDED, RootError, workspace_root
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+UNEXPANDED = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%")
+LEVEL_NAMES = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
 class ConfigError(Exception):
     """The server must not start; the message is one line for stderr."""
 
 
-@dataclass(frozen=True)
 class ServerConfig:
-    root: Path
-    audit_log: Path | None
-    log_file: Path | None
-    log_level: str
-    test_tools: Path | None
+    """The checked settings (read-only by convention; built once by ``load``)."""
+
+    __slots__ = ("audit_log", "log_file", "log_level", "root", "test_tools")
+
+    def __init__(
+        self,
+        root: str,
+        audit_log: str | None,
+        log_file: str | None,
+        log_level: str,
+        test_tools: str | None,
+    ) -> None:
+        self.root = root
+        self.audit_log = audit_log
+        self.log_file = log_file
+        self.log_level = log_level
+        self.test_tools = test_tools
 
 
-def _outside(root: Path, name: str, value: str | None) -> Path | None:
+def _inside(root: str, real: str) -> bool:
+    """Component-wise containment of two real paths ('/w/project2' is not in '/w/project')."""
+    parts = root.rstrip("/").split("/")
+    return real.rstrip("/").split("/")[: len(parts)] == parts
+
+
+def workspace_root(env: Mapping[str, str], cwd: str | None, home: str | None) -> str:
+    value = env.get("MSD_WORKSPACE")
+    source = "MSD_WORKSPACE"
+    if value is None:
+        if cwd is None:
+            raise ConfigError("the current directory no longer exists; set MSD_WORKSPACE")
+        value, source = cwd, "the current directory"
+    if value == "":
+        raise ConfigError(f"{source} is empty")
+    if "\x00" in value:
+        raise ConfigError(f"{source} contains a NUL byte")
+    if UNEXPANDED.search(value):
+        raise ConfigError(
+            f"{source} is an unexpanded variable ({value!r}); the client did not set it"
+        )
+    if not os.path.isabs(value):  # noqa: PTH117
+        raise ConfigError(f"{source} must be an absolute path, got {value!r}")
+    real = os.path.realpath(value)
+    if not os.path.isdir(real):  # noqa: PTH112
+        raise ConfigError(f"{source} {value!r} does not exist or is not a directory")
+    if real == os.path.realpath("/"):
+        raise ConfigError(f"{source} is the filesystem root; refusing to serve it")
+    if home and source != "MSD_WORKSPACE" and real == os.path.realpath(home):
+        raise ConfigError(f"{source} is the home directory; set MSD_WORKSPACE to a project")
+    return real
+
+
+def _outside(root: str, name: str, value: str | None) -> str | None:
     """An absolute, expanded path that does not resolve into the workspace."""
     if value is None:
         return None
     if not value or UNEXPANDED.search(value) or "\x00" in value:
         raise ConfigError(f"{name} is empty, unexpanded or malformed: {value!r}")
-    if not Path(value).is_absolute():
+    if not os.path.isabs(value):  # noqa: PTH117
         raise ConfigError(f"{name} must be an absolute path, got {value!r}")
-    real = Path(os.path.realpath(value))
-    if real == root or root in real.parents:
+    # Whole-path realpath: a link anywhere on the way (even a missing leaf's parent) counts.
+    real = os.path.realpath(value)
+    if _inside(root, real):
         raise ConfigError(f"{name} {value!r} is inside the workspace; tools could rewrite it")
     return real
 
 
 def load(env: Mapping[str, str], cwd: str | None, home: str | None) -> ServerConfig:
-    if cwd is None and "MSD_WORKSPACE" not in env:
-        raise ConfigError("the current directory no longer exists; set MSD_WORKSPACE")
-    try:
-        root = workspace_root(env, cwd or "", home)
-    except RootError as exc:
-        raise ConfigError(str(exc)) from None
-    log_file = env.get("MSD_MCP_LOG")
+    root = workspace_root(env, cwd, home)
     level = env.get("MSD_MCP_LOG_LEVEL", "INFO").upper()
-    if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
-        raise ConfigError(f"MSD_MCP_LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, got {level!r}")
+    if level not in LEVEL_NAMES:
+        raise ConfigError(
+            f"MSD_MCP_LOG_LEVEL must be one of {', '.join(LEVEL_NAMES)}, got {level!r}"
+        )
     return ServerConfig(
         root=root,
         audit_log=_outside(root, "MSD_AUDIT_LOG", env.get("MSD_AUDIT_LOG")),
-        log_file=Path(log_file) if log_file else None,
+        log_file=env.get("MSD_MCP_LOG") or None,
         log_level=level,
         test_tools=_outside(root, "MSD_MCP_TEST_TOOLS", env.get("MSD_MCP_TEST_TOOLS")),
     )

@@ -11,16 +11,15 @@ so the switch grants nothing new. Its use is logged as a warning.
 from __future__ import annotations
 
 import importlib.util
-import logging
 import re
 from pathlib import Path
 
 from ..fstools import FILE_TOOLS
 from ..planning.tools import PLANNING_TOOLS
 from ..toolspec import ToolSpec
+from . import log
 from .schema import unsupported_keywords
 
-log = logging.getLogger("msd-mcp")
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 
 
@@ -37,7 +36,7 @@ def load_extra(path: Path) -> list[ToolSpec]:
     tools = getattr(module, "TOOLS", None)
     if not isinstance(tools, list) or not all(isinstance(t, ToolSpec) for t in tools):
         raise RegistryError(f"{path} must define TOOLS: list[ToolSpec]")
-    log.warning("loaded %d extra test tool(s) from %s", len(tools), path)
+    log.note("WARNING", "loaded %d extra test tool(s) from %s", len(tools), path)
     return tools
 
 
@@ -51,7 +50,5 @@ def build(extra: Path | None = None) -> list[ToolSpec]:
         seen.add(tool.name)
         loose = unsupported_keywords(tool.input_schema)
         if loose:
-            log.warning(
-                "tool %s: input keywords %s are not checked by the server", tool.name, sorted(loose)
-            )
+            log.note("WARNING", "tool %s: unchecked input keywords %s", tool.name, sorted(loose))
     return tools

@@ -1,39 +1,28 @@
-"""The server process after the stdio claim: configuration, logging, and the read loop."""
+"""The server process after the stdio claim: configuration, then the read loop.
+
+Only what the first response needs is imported up front (json, os, sys and the small protocol
+modules); logging and the tools load when first used (see ``log`` and ``toolbox``).
+"""
 
 from __future__ import annotations
 
 import json
-import logging
 import os
 import sys
-from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any
 
-from ..audit import AuditLog
-from ..toolspec import ToolContext
-from . import config, registry
+from . import config, log
 from .protocol import INVALID_REQUEST, PARSE_ERROR, RpcError
 from .session import Session, error
 from .wire import MAX_LINE_BYTES, Oversized, Writer, read_lines
 
-log = logging.getLogger("msd-mcp")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+    from .toolbox import Toolbox
+
 USAGE = "usage: msd-mcp            (serve MCP on stdio)\n       msd-mcp verify-audit PATH\n"
-
-
-def setup_logging(cfg: config.ServerConfig) -> None:
-    fmt = logging.Formatter("msd-mcp %(asctime)s %(levelname)s %(message)s")
-    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
-    if cfg.log_file is not None:
-        try:
-            handlers.append(logging.FileHandler(cfg.log_file, encoding="utf-8"))
-        except OSError as exc:
-            sys.stderr.write(f"msd-mcp: cannot open MSD_MCP_LOG {cfg.log_file}: {exc.strerror}\n")
-    for handler in handlers:
-        handler.setFormatter(fmt)
-        log.addHandler(handler)
-    log.setLevel(cfg.log_level)
-    log.propagate = False
 
 
 def serve(wire_in: int, wire_out: int, session: Session) -> None:
@@ -42,7 +31,7 @@ def serve(wire_in: int, wire_out: int, session: Session) -> None:
     reply: dict[str, Any] | None
     for line in read_lines(wire_in):
         if isinstance(line, Oversized):
-            log.warning("dropped a %d-byte message (limit %d)", line.size, MAX_LINE_BYTES)
+            log.note("WARNING", "dropped a %d-byte message (limit %d)", line.size, MAX_LINE_BYTES)
             reply = error(
                 None, RpcError(INVALID_REQUEST, f"message larger than {MAX_LINE_BYTES} bytes")
             )
@@ -67,28 +56,31 @@ def run(wire: tuple[int, int], argv: Sequence[str], env: Mapping[str, str] | Non
     if argv:
         sys.stderr.write(USAGE)
         return 2
-    env = dict(os.environ) if env is None else env
+    environ: Mapping[str, str] = os.environ if env is None else env
     try:
-        cwd: str | None = str(Path.cwd())
+        cwd: str | None = os.getcwd()  # noqa: PTH109 - pathlib stays off the start-up path
     except OSError:
         cwd = None
     try:
-        cfg = config.load(env, cwd, env.get("HOME"))
-        setup_logging(cfg)
-        tools = registry.build(cfg.test_tools)
-    except (config.ConfigError, registry.RegistryError) as exc:
+        cfg = config.load(environ, cwd, environ.get("HOME"))
+    except config.ConfigError as exc:
         sys.stderr.write(f"msd-mcp: refusing to start: {exc}\n")
         return 2
+    log.configure(cfg.log_level, cfg.log_file)
     if cfg.audit_log is None:
-        log.warning("MSD_AUDIT_LOG is not set: file changes will not be audited")
-    audit = AuditLog(cfg.audit_log) if cfg.audit_log else None
-    log.info("serving %s (%d tools)", cfg.root, len(tools))
-    session = Session(tools, ToolContext(root=cfg.root, env=dict(env)), audit)
+        log.note("WARNING", "MSD_AUDIT_LOG is not set: file changes will not be audited")
+    log.note("DEBUG", "serving %s", cfg.root)
+
+    def open_toolbox() -> Toolbox:
+        from .toolbox import Toolbox
+
+        return Toolbox(cfg, environ)
+
+    session = Session(open_toolbox)
     try:
         serve(*wire, session)
     except KeyboardInterrupt:
         pass
     finally:
-        if audit is not None:
-            audit.close()
+        session.close()
     return 0

@@ -10,15 +10,10 @@ the modern versions, which is how dual-era clients recognise a server that alrea
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-from ..audit import AuditLog
-from ..toolspec import JSONObject, ToolContext, ToolSpec
-from .calls import Caller, call_tool
 from .protocol import (
     HANDSHAKE_VERSIONS,
     INSTRUCTIONS,
+    INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
     LIST_TTL_MS,
@@ -33,26 +28,17 @@ from .protocol import (
     RpcError,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing and the tool modules stay off the start-up path
+    from collections.abc import Callable
+    from typing import Any
+
+    from .toolbox import Toolbox
+
+    JSONObject = dict[str, Any]
+
 ALL_VERSIONS = [*MODERN_VERSIONS, *HANDSHAKE_VERSIONS]
 CAPABILITIES = {"tools": {"listChanged": False}}
-
-
-def describe(spec: ToolSpec) -> JSONObject:
-    """The ``tools/list`` entry of a tool."""
-    return {
-        "name": spec.name,
-        "title": spec.title,
-        "description": spec.description,
-        "inputSchema": spec.input_schema,
-        "outputSchema": spec.output_schema,
-        "annotations": {
-            "title": spec.title,
-            "readOnlyHint": spec.read_only,
-            "destructiveHint": spec.destructive,
-            "idempotentHint": spec.idempotent,
-            "openWorldHint": spec.open_world,
-        },
-    }
 
 
 def error(msg_id: Any, exc: RpcError) -> JSONObject:
@@ -60,11 +46,9 @@ def error(msg_id: Any, exc: RpcError) -> JSONObject:
 
 
 class Session:
-    def __init__(self, tools: list[ToolSpec], ctx: ToolContext, audit: AuditLog | None) -> None:
-        self._tools = {t.name: t for t in tools}
-        self._listing = [describe(t) for t in tools]
-        self._ctx = ctx
-        self._audit = audit
+    def __init__(self, open_toolbox: Callable[[], Toolbox]) -> None:
+        self._open_toolbox = open_toolbox
+        self._toolbox: Toolbox | None = None
         self.era: str | None = None
         self._client: dict[str, Any] | None = None
         self._version: str | None = None
@@ -148,7 +132,6 @@ class Session:
                 INVALID_PARAMS, f"{method}: params._meta[{META_CAPABILITIES!r}] must be an object"
             )
         info = meta.get(META_CLIENT_INFO)
-        caller = Caller(info if isinstance(info, dict) else None, requested)
         if method == "server/discover":
             result: JSONObject = {
                 "supportedVersions": ALL_VERSIONS,
@@ -158,9 +141,9 @@ class Session:
                 "cacheScope": "private",
             }
         elif method == "tools/list":
-            result = {"tools": self._listing, "ttlMs": LIST_TTL_MS, "cacheScope": "private"}
+            result = {"tools": self._tools().listing, "ttlMs": LIST_TTL_MS, "cacheScope": "private"}
         elif method == "tools/call":
-            result = self._call(params, caller)
+            result = self._tools().call(params, info, requested)
         else:
             raise RpcError(METHOD_NOT_FOUND, f"method not found: {method}")
         if self.era is None:
@@ -169,18 +152,22 @@ class Session:
         result["_meta"] = {META_SERVER_INFO: SERVER_INFO}
         return result
 
-    def _list(self, params: JSONObject) -> JSONObject:
-        return {"tools": self._listing}
+    def _tools(self) -> Toolbox:
+        if self._toolbox is None:
+            from .registry import RegistryError
 
-    def _call(self, params: JSONObject, caller: Caller | None = None) -> JSONObject:
-        name = params.get("name")
-        spec = self._tools.get(name) if isinstance(name, str) else None
-        if spec is None:
-            raise RpcError(INVALID_PARAMS, f"unknown tool: {name!r}")
-        return call_tool(
-            spec,
-            params.get("arguments"),
-            self._ctx,
-            self._audit,
-            caller or Caller(self._client, self._version),
-        )
+            try:
+                self._toolbox = self._open_toolbox()
+            except RegistryError as exc:
+                raise RpcError(INTERNAL_ERROR, f"tools unavailable: {exc}") from None
+        return self._toolbox
+
+    def _list(self, params: JSONObject) -> JSONObject:
+        return {"tools": self._tools().listing}
+
+    def _call(self, params: JSONObject) -> JSONObject:
+        return self._tools().call(params, self._client, self._version)
+
+    def close(self) -> None:
+        if self._toolbox is not None:
+            self._toolbox.close()

@@ -9,19 +9,26 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
 
 MAX_LINE_BYTES = 4 * 1024 * 1024
 _CHUNK = 64 * 1024
 
 
-@dataclass(frozen=True)
 class Oversized:
-    """A line was longer than the limit; its bytes were dropped."""
+    """A line was longer than the limit; its bytes were dropped.
 
-    size: int
+    A slotted class rather than a frozen dataclass: dataclasses is a costly import on the
+    start-up path."""
+
+    __slots__ = ("size",)
+
+    def __init__(self, size: int) -> None:
+        self.size = size
 
 
 def read_lines(fd: int, max_line: int = MAX_LINE_BYTES) -> Iterator[bytes | Oversized]:
