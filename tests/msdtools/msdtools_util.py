@@ -127,9 +127,7 @@ def plan_text(phase: str, plan: str, wave: int = 1, deps: str = "[]") -> str:
 
 
 def summary_text(phase: str, plan: str) -> str:
-    return (
-        f'---\nphase: "{phase}"\nplan: "{plan}"\nsubsystem: core\ntags: [x]\n---\n# Summary\n'
-    )
+    return f'---\nphase: "{phase}"\nplan: "{plan}"\nsubsystem: core\ntags: [x]\n---\n# Summary\n'
 
 
 def write(root: Path, files: dict[str, str]) -> None:

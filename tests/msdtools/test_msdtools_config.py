@@ -12,17 +12,29 @@ def test_absent_keys_take_the_defaults(tmp_path: Path) -> None:
     (tmp_path / ".planning").mkdir()
     (tmp_path / ".planning/config.json").write_text('{"workflow": {"research": false}}\n')
     assert ok(tmp_path, "config", "get", "workflow.research") == {
-        "key": "workflow.research", "value": False, "source": "file"}
-    for key in ("workflow.plan_check", "workflow.verifier", "workflow.nyquist_validation",
-                "commit_docs", "hooks.context_warnings"):
+        "key": "workflow.research",
+        "value": False,
+        "source": "file",
+    }
+    for key in (
+        "workflow.plan_check",
+        "workflow.verifier",
+        "workflow.nyquist_validation",
+        "commit_docs",
+        "hooks.context_warnings",
+    ):
         assert ok(tmp_path, "config", "get", key)["value"] is True, key
         assert ok(tmp_path, "config", "get", key)["source"] == "default"
     assert ok(tmp_path, "config", "get", "hooks.workflow_guard")["value"] is False
     assert ok(tmp_path, "config", "get", "hooks.validate_commit")["value"] is False
     assert ok(tmp_path, "config", "get", "git.branching_strategy")["value"] == "none"
     whole = ok(tmp_path, "config", "get")["value"]
-    assert whole["workflow"] == {"research": False, "plan_check": True, "verifier": True,
-                                 "nyquist_validation": True}
+    assert whole["workflow"] == {
+        "research": False,
+        "plan_check": True,
+        "verifier": True,
+        "nyquist_validation": True,
+    }
 
 
 def test_no_config_file_at_all(tmp_path: Path) -> None:
@@ -48,8 +60,9 @@ def test_set_writes_json_and_keeps_other_keys(project: Path) -> None:
 def test_set_refuses_unknown_keys_and_bad_values(project: Path) -> None:
     path = project / ".planning/config.json"
     before = path.read_bytes()
-    assert "workflow.research" in fails(project, "config", "set", "workflow.reserch", "false",
-                                        code="unknown_key")
+    assert "workflow.research" in fails(
+        project, "config", "set", "workflow.reserch", "false", code="unknown_key"
+    )
     fails(project, "config", "set", "workflow", "{}", code="unknown_key")
     fails(project, "config", "set", "commit_docs", "maybe", code="invalid_value")
     fails(project, "config", "set", "context_window", "true", code="invalid_value")

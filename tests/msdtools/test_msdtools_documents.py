@@ -6,8 +6,9 @@ import re
 from pathlib import Path
 
 import pytest
-from msd_install.msdcore.planning import yamlish
 from msdtools_util import TEMPLATES, cli_env, fails, ok, run, write
+
+from msd_install.msdcore.planning import yamlish
 
 PLAN = ".planning/phases/02-accounts/02-01-PLAN.md"
 
@@ -63,8 +64,13 @@ def test_validate_lists_every_problem(project: Path) -> None:
     doc = ok(project, "frontmatter", "validate", "bad.md", "--schema", "plan")
     assert doc["valid"] is False
     errors = "\n".join(doc["errors"])
-    for words in ("phase: expected a phase number", "wave: expected a positive integer",
-                  "autonomous: expected true or false", "plan: missing", "type: missing"):
+    for words in (
+        "phase: expected a phase number",
+        "wave: expected a positive integer",
+        "autonomous: expected true or false",
+        "plan: missing",
+        "type: missing",
+    ):
         assert words in errors
     fails(project, "frontmatter", "validate", "bad.md", "--schema", "recipe", code="invalid_value")
 
@@ -82,7 +88,8 @@ TEMPLATE_NAMES = sorted(
 def test_every_installed_template_fills(tmp_path: Path, name: str) -> None:
     (tmp_path / ".planning").mkdir()
     args = [f"{v}=v-{v}" for v in _vars_of(TEMPLATES / name) if v != "date"]
-    doc = ok(tmp_path, "template", "fill", name, *sum((["--var", a] for a in args), []))
+    flags = [part for a in args for part in ("--var", a)]
+    doc = ok(tmp_path, "template", "fill", name, *flags)
     assert "{{" not in doc["content"]
     if doc["content"].startswith("---\n"):  # its frontmatter must be readable by msd-tools
         yamlish.parse(doc["content"].split("---\n")[1])
@@ -91,8 +98,17 @@ def test_every_installed_template_fills(tmp_path: Path, name: str) -> None:
 def test_fill_is_strict_about_variables(project: Path) -> None:
     msg = fails(project, "template", "fill", "todo.md", code="missing_var")
     assert "title" in msg
-    msg = fails(project, "template", "fill", "todo.md", "--var", "title=x", "--var", "titel=y",
-                code="unknown_var")
+    msg = fails(
+        project,
+        "template",
+        "fill",
+        "todo.md",
+        "--var",
+        "title=x",
+        "--var",
+        "titel=y",
+        code="unknown_var",
+    )
     assert "titel" in msg
     fails(project, "template", "fill", "todo.md", "--var", "novalue", code="invalid_var")
     fails(project, "template", "fill", "nope.md", code="not_found")
@@ -101,34 +117,77 @@ def test_fill_is_strict_about_variables(project: Path) -> None:
 
 def test_fill_writes_out_and_refuses_to_overwrite(project: Path) -> None:
     out = ".planning/phases/02-accounts/02-UAT.md"
-    doc = ok(project, "template", "fill", "uat.md", "--var", "phase=02",
-             "--var", "phase_name=Accounts", "--var", "date=2026-02-03", "--out", out)
+    doc = ok(
+        project,
+        "template",
+        "fill",
+        "uat.md",
+        "--var",
+        "phase=02",
+        "--var",
+        "phase_name=Accounts",
+        "--var",
+        "date=2026-02-03",
+        "--out",
+        out,
+    )
     assert doc["path"] == out
     text = (project / out).read_text()
     assert "2026-02-03" in text and "Accounts" in text and "{{" not in text
-    fails(project, "template", "fill", "uat.md", "--var", "phase=02", "--var",
-          "phase_name=Accounts", "--out", out, code="exists")
-    fails(project, "template", "fill", "config.json", "--out", "../escape.json",
-          code="outside_project")
+    fails(
+        project,
+        "template",
+        "fill",
+        "uat.md",
+        "--var",
+        "phase=02",
+        "--var",
+        "phase_name=Accounts",
+        "--out",
+        out,
+        code="exists",
+    )
+    fails(
+        project,
+        "template",
+        "fill",
+        "config.json",
+        "--out",
+        "../escape.json",
+        code="outside_project",
+    )
     assert not (project.parent / "escape.json").exists()
 
 
 def test_msd_core_dir_overrides_the_templates(project: Path, tmp_path: Path) -> None:
     write(tmp_path / "core", {"templates/hello.md": "Hi {{who}}\n"})
-    code, doc = run(project, "template", "fill", "hello", "--var", "who=you",
-                    env=cli_env({"MSD_CORE_DIR": str(tmp_path / "core")}))
+    code, doc = run(
+        project,
+        "template",
+        "fill",
+        "hello",
+        "--var",
+        "who=you",
+        env=cli_env({"MSD_CORE_DIR": str(tmp_path / "core")}),
+    )
     assert code == 0 and doc["content"] == "Hi you\n"
-    code, doc = run(project, "template", "fill", "hello",
-                    env=cli_env({"MSD_CORE_DIR": str(tmp_path / "none")}))
+    code, doc = run(
+        project, "template", "fill", "hello", env=cli_env({"MSD_CORE_DIR": str(tmp_path / "none")})
+    )
     assert code == 1 and doc["error"]["code"] == "not_found"
 
 
 def test_verify_plan_structure(project: Path) -> None:
     doc = ok(project, "verify", "plan-structure", PLAN)
-    assert doc["valid"] is True and doc["tasks"] == [{"n": 1, "type": "auto", "name": "Task 1: build"}]
+    assert doc["valid"] is True and doc["tasks"] == [
+        {"n": 1, "type": "auto", "name": "Task 1: build"}
+    ]
     path = project / PLAN
-    broken = path.read_text().replace("<verify>pytest -q</verify>", "").replace(
-        '<task type="auto">', '<task type="manual">')
+    broken = (
+        path.read_text()
+        .replace("<verify>pytest -q</verify>", "")
+        .replace('<task type="auto">', '<task type="manual">')
+    )
     path.write_text(broken.replace("<objective>\nDeliver it.\n</objective>", ""))
     doc = ok(project, "verify", "plan-structure", PLAN)
     assert doc["valid"] is False

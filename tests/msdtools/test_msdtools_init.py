@@ -7,9 +7,22 @@ from pathlib import Path
 import pytest
 from msdtools_util import fails, ok, write
 
-WORKFLOWS = ["new-project", "map-codebase", "discuss-phase", "plan-phase", "execute-phase",
-             "verify-work", "progress", "quick", "debug", "pause-work", "resume-work",
-             "new-milestone", "complete-milestone", "settings"]
+WORKFLOWS = [
+    "new-project",
+    "map-codebase",
+    "discuss-phase",
+    "plan-phase",
+    "execute-phase",
+    "verify-work",
+    "progress",
+    "quick",
+    "debug",
+    "pause-work",
+    "resume-work",
+    "new-milestone",
+    "complete-milestone",
+    "settings",
+]
 
 
 @pytest.mark.parametrize("workflow", WORKFLOWS)
@@ -19,7 +32,9 @@ def test_every_workflow_gets_the_common_context(project: Path, workflow: str) ->
     assert doc["planning_exists"] is True and doc["project_exists"] is True
     assert doc["files"]["roadmap"] == {"path": ".planning/ROADMAP.md", "exists": True}
     assert doc["commit_docs"] is True and doc["flags"]["research"] is True
-    assert doc["models"]["msd-planner"] == "opus" and doc["models"]["msd-codebase-mapper"] == "haiku"
+    assert (
+        doc["models"]["msd-planner"] == "opus" and doc["models"]["msd-codebase-mapper"] == "haiku"
+    )
     assert doc["state"]["current_phase"] == "2" and doc["next_phase_number"] == "3"
     assert doc["generic"] is (workflow == "settings")
 
@@ -37,7 +52,9 @@ def test_execute_phase_groups_plans_in_waves(project: Path) -> None:
     ok(project, "config", "set", "git.branching_strategy", "phase")
     doc = ok(project, "init", "execute-phase", "--phase", "2")
     assert {w: [(p["plan"], p["done"]) for p in plans] for w, plans in doc["waves"].items()} == {
-        "1": [("01", True)], "2": [("02", False)]}
+        "1": [("01", True)],
+        "2": [("02", False)],
+    }
     assert doc["branch_name"] == "msd/phase-02-accounts"
 
 

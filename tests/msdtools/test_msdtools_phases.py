@@ -36,7 +36,9 @@ def test_get_phase_and_unknown_phase(project: Path) -> None:
 
 def test_analyze_warns_about_drift(project: Path) -> None:
     write(project, {".planning/phases/05-orphan/notes.md": "x"})
-    text = _roadmap(project).replace("### Phase 1: Foundation", "### Phase 1.5: Ghost\n\n### Phase 1: Foundation")
+    text = _roadmap(project).replace(
+        "### Phase 1: Foundation", "### Phase 1.5: Ghost\n\n### Phase 1: Foundation"
+    )
     (project / ".planning/ROADMAP.md").write_text(text)
     warnings = ok(project, "roadmap", "analyze")["warnings"]
     assert any("1.5 has details but no checklist entry" in w for w in warnings)
@@ -89,8 +91,14 @@ def test_decimal_insert_numbers_and_order(project: Path) -> None:
     # Existing phase blocks are untouched by the inserts.
     assert ROADMAP.split("### Phase 2: Accounts\n")[1].split("## Notes")[0] in text
     dirs = sorted(p.name for p in (project / ".planning/phases").iterdir())
-    assert dirs == ["01-foundation", "01.1-hot-fix", "01.1.1-nested-fix", "01.2-second-fix",
-                    "02-accounts", "02.1-after-two"]
+    assert dirs == [
+        "01-foundation",
+        "01.1-hot-fix",
+        "01.1.1-nested-fix",
+        "01.2-second-fix",
+        "02-accounts",
+        "02.1-after-two",
+    ]
 
 
 def test_insert_and_add_errors(project: Path) -> None:
@@ -108,8 +116,16 @@ def test_insert_and_add_errors(project: Path) -> None:
 def test_add_into_an_empty_template_roadmap(tmp_path: Path) -> None:
     project = tmp_path
     (project / ".planning").mkdir()
-    ok(project, "template", "fill", "roadmap.md", "--var", "project_name=Demo", "--out",
-       ".planning/ROADMAP.md")
+    ok(
+        project,
+        "template",
+        "fill",
+        "roadmap.md",
+        "--var",
+        "project_name=Demo",
+        "--out",
+        ".planning/ROADMAP.md",
+    )
     ok(project, "phase", "add", "First")
     ok(project, "phase", "add", "Second")
     doc = ok(project, "roadmap", "analyze")

@@ -22,11 +22,16 @@ def test_progress_json_and_bar(project: Path) -> None:
 
 def test_todos_round_trip(project: Path) -> None:
     first = ok(project, "todo", "add", 'Cache "quoted": titles', "--area", "perf")
-    assert first["id"] == "001" and first["path"] == ".planning/todos/pending/001-cache-quoted-titles.md"
+    assert (
+        first["id"] == "001"
+        and first["path"] == ".planning/todos/pending/001-cache-quoted-titles.md"
+    )
     assert ok(project, "todo", "add", "Second idea")["id"] == "002"
     listed = ok(project, "todo", "list")
     assert [(t["id"], t["title"], t["area"]) for t in listed["pending"]] == [
-        ("001", 'Cache "quoted": titles', "perf"), ("002", "Second idea", "general")]
+        ("001", 'Cache "quoted": titles', "perf"),
+        ("002", "Second idea", "general"),
+    ]
     done = ok(project, "todo", "done", "1")
     assert done["path"] == ".planning/todos/completed/001-cache-quoted-titles.md"
     assert not (project / first["path"]).exists()
@@ -40,14 +45,22 @@ def test_todos_round_trip(project: Path) -> None:
 
 
 def _git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, env=_git_env(), check=True,
-                          capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", *args], cwd=cwd, env=_git_env(), check=True, capture_output=True, text=True
+    ).stdout
 
 
 def _git_env() -> dict[str, str]:
-    return cli_env({"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.invalid",
-                    "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.invalid",
-                    "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"})
+    return cli_env(
+        {
+            "GIT_AUTHOR_NAME": "T",
+            "GIT_AUTHOR_EMAIL": "t@example.invalid",
+            "GIT_COMMITTER_NAME": "T",
+            "GIT_COMMITTER_EMAIL": "t@example.invalid",
+            "GIT_CONFIG_GLOBAL": "/dev/null",
+            "GIT_CONFIG_NOSYSTEM": "1",
+        }
+    )
 
 
 @pytest.fixture
@@ -63,7 +76,10 @@ def test_commit_records_planning_files_only(repo: Path) -> None:
     _git(repo, "add", "src/staged.py")
     code, doc = run(repo, "commit", "docs: plan phase 2", env=_git_env())
     assert code == 0 and doc["committed"] is True
-    assert all(f.startswith(".planning/") for f in doc["files"]) and ".planning/STATE.md" in doc["files"]
+    assert (
+        all(f.startswith(".planning/") for f in doc["files"])
+        and ".planning/STATE.md" in doc["files"]
+    )
     assert _git(repo, "log", "-1", "--format=%s").strip() == "docs: plan phase 2"
     assert _git(repo, "rev-parse", "HEAD").strip() == doc["sha"]
     status = _git(repo, "status", "--porcelain")

@@ -59,7 +59,11 @@ def test_update_refuses_bad_fields_and_values(project: Path) -> None:
 def test_patch_is_all_or_nothing(project: Path) -> None:
     before = _state(project)
     fails(
-        project, "state", "patch", "--json", '{"status": "executing", "current_plan": "x"}',
+        project,
+        "state",
+        "patch",
+        "--json",
+        '{"status": "executing", "current_plan": "x"}',
         code="invalid_value",
     )
     assert _state(project) == before
