@@ -29,7 +29,10 @@ def real_target(path: Path) -> Path:
     return Path(os.path.realpath(path)) if path.is_symlink() else path
 
 
-def atomic_write(path: Path, content: bytes, mode: int | None = None) -> None:
+def atomic_write(
+    path: Path, content: bytes, mode: int | None = None, *, durable: bool = True
+) -> None:
+    """Temp file + rename. ``durable=False`` skips the fsyncs (the caller syncs in bulk)."""
     path = real_target(path)
     if mode is None:
         try:
@@ -45,7 +48,8 @@ def atomic_write(path: Path, content: bytes, mode: int | None = None) -> None:
             view = view[written:]
         if hasattr(os, "fchmod"):
             os.fchmod(fd, mode)
-        os.fsync(fd)
+        if durable:
+            os.fsync(fd)
     except BaseException:
         os.close(fd)
         with contextlib.suppress(OSError):
@@ -58,7 +62,8 @@ def atomic_write(path: Path, content: bytes, mode: int | None = None) -> None:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
-    fsync_dir(path.parent)
+    if durable:
+        fsync_dir(path.parent)
 
 
 def fsync_dir(path: Path) -> None:
@@ -94,6 +99,7 @@ class Transaction:
         self._undo: list[Callable[[], None]] = []
         self._seen: set[Path] = set()
         self._fault = fault
+        self._unsynced: list[Path] = []
         self.mutations = 0
 
     def _tick(self) -> None:
@@ -121,10 +127,31 @@ class Transaction:
         self._undo.append(undo)
 
     def write(self, path: Path, content: bytes, mode: int | None = None) -> None:
+        """Replacing a file is durable at once; new files are synced in bulk by ``flush``.
+
+        One fsync per new file (plus one per directory) made a 150-file install spend most
+        of its time in fsync; a single ``os.sync`` before the manifest is written gives the
+        same guarantee that matters: the manifest never lists a file whose bytes may be lost.
+        """
         target = real_target(path)
+        existed = target.exists()
         self._remember(target)
         self._tick()
-        atomic_write(target, content, mode)
+        atomic_write(target, content, mode, durable=existed)
+        if not existed:
+            self._unsynced.append(target)
+
+    def flush(self) -> None:
+        """Make every file written so far durable."""
+        if not self._unsynced:
+            return
+        if hasattr(os, "sync"):
+            os.sync()
+        else:  # pragma: no cover - Windows
+            for path in self._unsynced:
+                with open(path, "rb+") as handle:
+                    os.fsync(handle.fileno())
+        self._unsynced.clear()
 
     def remove(self, path: Path) -> None:
         self._remember(path)

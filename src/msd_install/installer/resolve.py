@@ -83,7 +83,7 @@ def resolve_install(
             new.dirs.append(rel)
     res.manifest = new
     if old is None or old.to_bytes() != new.to_bytes():
-        res.steps.append(Write(new.path, new.to_bytes(), 0o644))
+        res.steps.append(Write(new.path, new.to_bytes(), 0o644, barrier=True))
     return res
 
 

@@ -22,6 +22,7 @@ class Write:
     path: Path
     content: bytes
     mode: int | None = None  # None: keep the mode of the file it replaces
+    barrier: bool = False  # everything written before must be durable first (the manifest)
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,8 @@ def execute(steps: list[Step], tx: Transaction) -> list[Path]:
         if isinstance(step, MakeDir):
             tx.makedirs(step.path)
         elif isinstance(step, Write):
+            if step.barrier:
+                tx.flush()
             tx.write(step.path, step.content, step.mode)
         elif isinstance(step, Remove):
             if step.path.exists() or step.path.is_symlink():
