@@ -91,6 +91,13 @@ def cli(
         )
     if all_:
         names = [n for n in RUNTIMES if n in ADAPTERS]
+        if not as_json:
+            later = len(RUNTIMES) - len(names)
+            click.echo(
+                f"note: --all covers the {len(names)} supported runtime(s); {later} more "
+                "are not supported yet (see --help)",
+                err=True,
+            )
     scope = LOCAL if local else GLOBAL if (global_ or config_dir is not None) else None
     probe = context.from_environment(scope=scope or GLOBAL)
     if not names:

@@ -44,6 +44,12 @@ class ManifestError(MsdError):
     exit_code = 4
 
 
+class FileAccessError(MsdError):
+    """The operating system refused a read or write (permissions, read-only disk, ...)."""
+
+    exit_code = 4
+
+
 class LockTimeoutError(MsdError):
     """Another msd-install run holds the lock of the same runtime root."""
 

@@ -7,6 +7,7 @@ nothing new remains; a reinstall writes nothing; what the user changed is kept.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 from pathlib import Path
@@ -309,7 +310,6 @@ def test_installed_secret_guard_blocks_reading_env_through_claude_registration(
 def test_bytecode_left_by_running_installed_tools_is_removed_on_uninstall(
     home: Path, tmp_path: Path
 ) -> None:
-    import os
     import sys
 
     before = snapshot(home)
@@ -347,4 +347,18 @@ def test_update_check_cache_written_by_hooks_goes_on_uninstall(home: Path) -> No
     assert cache.is_dir()
     (cache / "msd-update-check.json").write_text('{"latest": "9.9.9"}')
     assert run_cli(["--claude", "--global", "--yes", "--uninstall"], home).returncode == 0
+    assert snapshot(home) == before
+
+
+def test_a_file_where_a_directory_must_go_is_a_one_line_error_and_nothing_changes(
+    home: Path,
+) -> None:
+    (home / ".claude/agents").rename(home / "agents-moved")
+    (home / ".claude/agents").write_text("a file, not a directory")
+    before = snapshot(home)
+    proc = run_cli(["--claude", "--global", "--yes"], home)
+    assert proc.returncode == 4, proc.stderr
+    line = proc.stderr.strip()
+    assert "\n" not in line and "Traceback" not in line
+    assert "agents" in line and "rolled back" in line
     assert snapshot(home) == before

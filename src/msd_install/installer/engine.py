@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
 
+from ..errors import FileAccessError
 from . import lock, manifest
 from .context import Context
 from .fs import Transaction
@@ -48,6 +49,9 @@ def install(
                 old = manifest.load(plan.root)
                 res = resolve_install(plan, ctx, old, result, root_created=tuple(created))
                 execute(res.steps, tx)
+        except OSError as exc:
+            tx.rollback()
+            raise _access_error(exc) from exc
         except BaseException:
             tx.rollback()
             raise
@@ -93,11 +97,21 @@ def uninstall(
             for directory in sorted(above, key=lambda p: len(p.parts), reverse=True):
                 if not tx.rmdir(directory) and directory.exists():
                     result.add("skip", directory, "directory not empty: kept")
+        except OSError as exc:
+            tx.rollback()
+            raise _access_error(exc) from exc
         except BaseException:
             tx.rollback()
             raise
         tx.commit()
     return result
+
+
+def _access_error(exc: OSError) -> FileAccessError:
+    where = Path(exc.filename) if exc.filename else None
+    return FileAccessError(
+        f"{exc.strerror or exc}; every change of this run was rolled back", path=where
+    )
 
 
 def _at_or_above(directory: Path, root: Path) -> bool:
