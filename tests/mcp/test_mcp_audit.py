@@ -184,3 +184,14 @@ def test_concurrent_writers_keep_one_linear_chain(tmp_path: Path) -> None:
     ]
     assert [p.wait(timeout=60) for p in procs] == [0, 0, 0, 0]
     assert verify(path) == (0, "ok: 161 records, chain intact\n")
+
+
+def test_a_log_moved_aside_starts_a_new_chain_in_a_new_file(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    log = AuditLog(path)
+    log.append({"tool": "a"})
+    path.rename(tmp_path / "audit.1.jsonl")
+    log.append({"tool": "b"})  # the same AuditLog notices the rotation
+    assert [r["tool"] for r in records(path)] == ["b"] and records(path)[0]["seq"] == 1
+    assert [r["tool"] for r in records(tmp_path / "audit.1.jsonl")] == ["a"]
+    assert verify(path)[0] == 0 and verify(tmp_path / "audit.1.jsonl")[0] == 0

@@ -181,3 +181,41 @@ def test_installed_launcher_refuses_bad_workspace(installed: Path, tmp_path: Pat
         timeout=20,
     )
     assert done.returncode == 2 and done.stdout == "" and "unexpanded" in done.stderr
+
+
+def test_console_script_serves(server_env: dict[str, str], tmp_path: Path) -> None:
+    script = Path(sys.executable).with_name("msd-mcp")
+    if not script.exists():
+        pytest.skip("msd-mcp console script not installed in this environment")
+    server = RawServer([str(script)], server_env, tmp_path / "err.log")
+    assert server.initialize()["result"]["protocolVersion"] == "2025-11-25"
+    assert server.close() == 0
+
+
+def test_log_file_and_level(server_env: dict[str, str], tmp_path: Path) -> None:
+    logfile = tmp_path / "logs" / "mcp.log"
+    logfile.parent.mkdir()
+    env = {**server_env, "MSD_MCP_LOG": str(logfile), "MSD_MCP_LOG_LEVEL": "debug"}
+    server = RawServer(SERVER, env, tmp_path / "err.log")
+    server.initialize()
+    assert server.call("read_text_file", {"path": "../nope"})["isError"] is True
+    assert server.close() == 0
+    text = logfile.read_text()
+    assert "DEBUG serving" in text and "WARNING read_text_file refused" in text
+    assert "WARNING read_text_file refused" in server.stderr()
+    bad = start({**server_env, "MSD_MCP_LOG_LEVEL": "chatty"}, tmp_path)
+    assert bad.returncode == 2 and "MSD_MCP_LOG_LEVEL" in bad.stderr
+
+
+def test_broken_test_tools_fail_tool_requests_not_the_handshake(
+    server_env: dict[str, str], tmp_path: Path
+) -> None:
+    plugin = tmp_path / "plugin.py"
+    plugin.write_text("TOOLS = 'not a list'\n")
+    server = RawServer(
+        SERVER, {**server_env, "MSD_MCP_TEST_TOOLS": str(plugin)}, tmp_path / "e.log"
+    )
+    assert "result" in server.initialize()
+    reply = server.request("tools/list")
+    assert reply["error"]["code"] == -32603 and "TOOLS" in reply["error"]["message"]
+    assert server.close() == 0

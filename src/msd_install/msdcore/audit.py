@@ -77,40 +77,42 @@ class AuditLog:
         self._fd: int | None = None
 
     def _open(self) -> int:
-        if self._fd is None:
-            fresh = not self.path.exists()
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
-            self._fd = os.open(self.path, flags, 0o600)
-            if fresh:  # make the new directory entry itself durable
-                dfd = os.open(self.path.parent, os.O_RDONLY)
-                try:
-                    os.fsync(dfd)
-                finally:
-                    os.close(dfd)
+        """The append descriptor, reopened if the file was moved aside (rotated) meanwhile."""
+        if self._fd is not None:
+            try:
+                now = self.path.stat()
+                mine = os.fstat(self._fd)
+                if (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino):
+                    return self._fd
+            except FileNotFoundError:
+                pass
+            self.close()
+        fresh = not self.path.exists()
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        # Read-write so the last line is read through the very file we append to.
+        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
+        self._fd = os.open(self.path, flags, 0o600)
+        if fresh:  # make the new directory entry itself durable
+            dfd = os.open(self.path.parent, os.O_RDONLY)
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)
         return self._fd
 
     def check(self) -> None:
         """Raise AuditError now if an append would fail (called before a mutation runs)."""
         try:
-            self._open()
-            self._tail()
+            last_line(self._open())
         except OSError as exc:
             raise AuditError(f"audit log {self.path}: {exc.strerror}") from None
-
-    def _tail(self) -> bytes | None:
-        rfd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
-        try:
-            return last_line(rfd)
-        finally:
-            os.close(rfd)
 
     def append(self, fields: dict[str, Any]) -> dict[str, Any]:
         """Write one record (``fields`` plus v, seq, ts, prev_hash); return it."""
         try:
             fd = self._open()
             with _Locked(fd):
-                prev = self._tail()
+                prev = last_line(fd)
                 record = {
                     "v": SCHEMA_VERSION,
                     "seq": json.loads(prev)["seq"] + 1 if prev else 1,
