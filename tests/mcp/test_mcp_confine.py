@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from msd_install.msdcore.confine import resolve
 from msd_install.msdcore.fstools import FILE_TOOLS
@@ -309,3 +311,32 @@ def test_fifo_and_directories_are_not_read_as_files(layout: tuple[Path, Path]) -
     refused(root, "read_text_file", "not_a_file", path="pipe")  # returns at once, no hang
     refused(root, "read_text_file", "is_a_directory", path="sub")
     refused(root, "write_file", "not_a_file", path="sub", content="x")
+
+
+SEGMENTS = st.sampled_from(
+    ["..", ".", "", "sub", "a.txt", "dirlink", "inlink", "new", "%2e%2e", "~", "x y"]
+)
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(parts=st.lists(SEGMENTS, min_size=1, max_size=8), absolute=st.booleans())
+def test_resolve_never_yields_a_path_outside_the_root(
+    links: tuple[Path, Path], parts: list[str], absolute: bool
+) -> None:
+    root, _ = links
+    if not (root / "inlink").is_symlink():
+        (root / "inlink").symlink_to("sub")
+    real_root = Path(os.path.realpath(root))
+    raw = "/".join(parts)
+    if absolute:
+        raw = f"{root}/{raw}"
+    try:
+        target = resolve(real_root, raw)
+    except ToolError as exc:
+        assert exc.code in ("outside_workspace", "invalid_path")
+        return
+    real = os.path.realpath(target.real)
+    assert os.path.commonpath([real, str(real_root)]) == str(real_root)
+    assert target.real == real_root.joinpath(*target.parts)
