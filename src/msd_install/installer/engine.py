@@ -41,21 +41,12 @@ def install(
         old = manifest.load(plan.root) if plan.root.is_dir() else None
         resolve_install(plan, ctx, old, result)
         return result
-    tx = Transaction(fault)
-    with _interrupts_raise():
-        try:
-            created = tx.makedirs(plan.root)
-            with lock.hold(plan.root, lock_timeout):
-                old = manifest.load(plan.root)
-                res = resolve_install(plan, ctx, old, result, root_created=tuple(created))
-                execute(res.steps, tx)
-        except OSError as exc:
-            tx.rollback()
-            raise _access_error(exc) from exc
-        except BaseException:
-            tx.rollback()
-            raise
-        tx.commit()
+    with _transaction(fault) as tx:
+        created = tx.makedirs(plan.root)
+        with lock.hold(plan.root, lock_timeout):
+            old = manifest.load(plan.root)
+            res = resolve_install(plan, ctx, old, result, root_created=tuple(created))
+            execute(res.steps, tx)
     return result
 
 
@@ -79,24 +70,30 @@ def uninstall(
         else:
             resolve_uninstall(found, result)
         return result
+    with _transaction(fault) as tx:
+        with lock.hold(root, lock_timeout):
+            found = manifest.load(root)
+            if found is None:
+                result.notes.append(_no_manifest(root))
+                return result
+            steps = resolve_uninstall(found, result)
+            for directory in execute(steps, tx):
+                result.add("skip", directory, "directory not empty: kept")
+            above = [found.abs(d) for d in found.dirs if _at_or_above(found.abs(d), root)]
+        # the root and its parents hold the lock file: they go once the lock is released
+        for directory in sorted(above, key=lambda p: len(p.parts), reverse=True):
+            if not tx.rmdir(directory) and directory.exists():
+                result.add("skip", directory, "directory not empty: kept")
+    return result
+
+
+@contextlib.contextmanager
+def _transaction(fault: Fault | None) -> Iterator[Transaction]:
+    """A transaction that commits on success and rolls back on anything else, Ctrl-C included."""
     tx = Transaction(fault)
-    above: list[Path] = []
     with _interrupts_raise():
         try:
-            with lock.hold(root, lock_timeout):
-                found = manifest.load(root)
-                if found is None:
-                    result.notes.append(_no_manifest(root))
-                    return result
-                steps = resolve_uninstall(found, result)
-                kept = execute(steps, tx)
-                for directory in kept:
-                    result.add("skip", directory, "directory not empty: kept")
-                above = [found.abs(d) for d in found.dirs if _at_or_above(found.abs(d), root)]
-            # the root and its parents hold the lock file: they go once the lock is released
-            for directory in sorted(above, key=lambda p: len(p.parts), reverse=True):
-                if not tx.rmdir(directory) and directory.exists():
-                    result.add("skip", directory, "directory not empty: kept")
+            yield tx
         except OSError as exc:
             tx.rollback()
             raise _access_error(exc) from exc
@@ -104,7 +101,6 @@ def uninstall(
             tx.rollback()
             raise
         tx.commit()
-    return result
 
 
 def _access_error(exc: OSError) -> FileAccessError:
