@@ -362,3 +362,15 @@ def test_a_file_where_a_directory_must_go_is_a_one_line_error_and_nothing_change
     assert "\n" not in line and "Traceback" not in line
     assert "agents" in line and "rolled back" in line
     assert snapshot(home) == before
+
+
+def test_a_hook_whose_script_is_in_conflict_is_not_registered(home: Path) -> None:
+    build(home, {".claude/hooks/msd-secret-read-guard.py": "# my own script\n"})
+    proc = run_cli(["--claude", "--global", "--yes"], home)
+    assert proc.returncode == 1
+    assert "hook msd-secret-read-guard: not added, msd-secret-read-guard.py is not installed" in (
+        proc.stdout
+    )
+    commands = our_commands(settings_of(home / ".claude"))
+    assert commands and not [c for c in commands if "secret-read-guard" in c]
+    assert (home / ".claude/hooks/msd-secret-read-guard.py").read_text() == "# my own script\n"

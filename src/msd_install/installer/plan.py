@@ -42,6 +42,9 @@ class ConfigEntry:
     force: bool = False  # replace a user's member (backing it up) instead of skipping
     schema: str | None = None  # name of a bundled JSON Schema the edited file must satisfy
     label: str = ""  # human name for reports, e.g. "hook msd-secret-read-guard"
+    # files of the plan the entry points at: if one of them is not installed (a conflict),
+    # the entry is not added either (never register a hook whose script is not ours)
+    requires: tuple[Path, ...] = ()
 
     @property
     def ident(self) -> str:

@@ -32,6 +32,7 @@ class Resolution:
     steps: list[Step] = field(default_factory=list)
     manifest: Manifest | None = None
     planned_dirs: set[Path] = field(default_factory=set)
+    not_installed: set[Path] = field(default_factory=set)  # plan files left out (conflicts)
 
     def ensure_parent(self, path: Path) -> None:
         for directory in missing_dirs(path, self.planned_dirs):
@@ -65,10 +66,10 @@ def resolve_install(
     for directory in root_created:
         if new.rel(directory) not in new.dirs:
             new.dirs.append(new.rel(directory))
-    # Config first: a file we cannot parse must stop the run before anything is written.
-    config_steps = _resolve_config(plan, old, new, res, result)
+    # Resolution only reads: an unparsable config file stops the run before any step runs.
     for op in plan.files:
         _resolve_file(op, ctx, old, new, res, result)
+    config_steps = _resolve_config(plan, old, new, res, result)
     _remove_stale(plan, old, res, result)
     for directory in plan.dirs:
         if not directory.exists() and directory not in res.planned_dirs:
@@ -96,6 +97,7 @@ def _resolve_file(
     if op.path.is_symlink() and record is None:
         result.add("conflict", op.path, "a symlink of yours is there; --force replaces it")
         if not ctx.force:
+            res.not_installed.add(op.path)
             return
         current = None
     want_sha = sha256_bytes(op.content)
@@ -128,6 +130,7 @@ def _resolve_file(
         result.add("update", op.path)
     else:
         result.add("conflict", op.path, "a file of yours is there; --force replaces it")
+        res.not_installed.add(op.path)
         return
     new.files[rel] = {"sha256": want_sha, "mode": op.mode}
 
@@ -165,7 +168,17 @@ def _resolve_config(
             if old_path not in files:
                 files.append(old_path)
     for path in files:
-        entries = [e for e in plan.entries if e.file == path]
+        entries = []
+        for entry in plan.entries:
+            if entry.file != path:
+                continue
+            missing = [r for r in entry.requires if r in res.not_installed]
+            if missing:
+                result.add(
+                    "skip", path, f"{entry.label}: not added, {missing[0].name} is not installed"
+                )
+                continue
+            entries.append(entry)
         record = old.config_for(path) if old else None
         old_ops = record["ops"] if record else []
         raw = _read(path)

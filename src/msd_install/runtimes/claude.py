@@ -57,6 +57,7 @@ def _hook_script(ctx: Context, root: Path, script: str) -> str:
 
 
 def _hook_entry(ctx: Context, root: Path, hook: HookSpec, settings: Path) -> ConfigEntry:
+    script = root / "hooks" / hook.script
     command: dict[str, Any] = {
         "type": "command",
         "command": python_command(ctx, _hook_script(ctx, root, hook.script)),
@@ -73,6 +74,7 @@ def _hook_entry(ctx: Context, root: Path, hook: HookSpec, settings: Path) -> Con
             force=ctx.force_statusline,
             schema=SCHEMA,
             label=f"statusLine {hook.name}",
+            requires=(script,),
         )
     if hook.timeout:
         command["timeout"] = hook.timeout
@@ -89,6 +91,7 @@ def _hook_entry(ctx: Context, root: Path, hook: HookSpec, settings: Path) -> Con
         group,
         schema=SCHEMA,
         label=f"hook {hook.name}",
+        requires=(script,),
     )
 
 
@@ -114,6 +117,7 @@ def _mcp_entry(ctx: Context, root: Path) -> ConfigEntry:
         key="msd",
         force=ctx.force,
         label="MCP server msd",
+        requires=(root / CORE_DIR / MCP_LAUNCHER,),
     )
 
 
