@@ -202,3 +202,22 @@ def test_verify_phase_completeness(project: Path) -> None:
     assert doc["complete"] is False
     assert doc["missing"] == ["02-02-SUMMARY.md", "02-VERIFICATION.md"]
     fails(project, "verify", "phase-completeness", "9", code="not_found")
+
+
+def test_values_with_quotes_cannot_break_the_frontmatter(project: Path) -> None:
+    name = 'Say "hi" \\ then: leave # now'
+    out = ".planning/phases/02-accounts/02-CONTEXT-copy.md"
+    ok(
+        project,
+        "template",
+        "fill",
+        "context.md",
+        "--var",
+        "phase=02",
+        "--var",
+        f"phase_name={name}",
+        "--out",
+        out,
+    )
+    assert ok(project, "frontmatter", "get", out, "phase_name")["value"] == name
+    assert f"# Phase 02: {name} - Context" in (project / out).read_text()  # body: verbatim

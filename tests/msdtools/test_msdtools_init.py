@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from msdtools_util import fails, ok, write
+from msdtools_util import TEMPLATES, fails, ok, write
+
+from msd_install.msdcore.planning import yamlish
 
 WORKFLOWS = [
     "new-project",
@@ -102,3 +104,12 @@ def test_init_errors(project: Path, tmp_path: Path) -> None:
     fails(project, "init", "Bad Name", code="invalid_value")
     (tmp_path / "empty").mkdir()
     fails(tmp_path / "empty", "init", "plan-phase", code="no_phase")
+
+
+def test_balanced_profile_matches_each_agents_model_line(project: Path) -> None:
+    agents = TEMPLATES.parent.parent / "agents"
+    declared = {}
+    for path in sorted(agents.glob("msd-*.md")):
+        front = path.read_text(encoding="utf-8").split("---\n")[1]
+        declared[path.stem] = yamlish.parse(front)["model"]
+    assert ok(project, "init", "progress")["models"] == declared

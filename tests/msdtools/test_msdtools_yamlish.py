@@ -5,10 +5,21 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from msd_install.msdcore.planning import yamlish
+
+
+def test_comment_markers_inside_quotes_are_text() -> None:
+    text = (
+        "a: \"x \\\" # y\" # c\nb: 'it''s # no' # c\nc: ['a # b', \"c \\\" # d\", 'e''f, g'] # e\n"
+    )
+    assert yamlish.parse(text) == {
+        "a": 'x " # y',
+        "b": "it's # no",
+        "c": ["a # b", 'c " # d', "e'f, g"],
+    }
 
 
 def test_reads_the_shapes_templates_and_agents_write() -> None:
@@ -107,5 +118,7 @@ values = st.one_of(
 
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(keys, values, max_size=6))
+@example({"k": 'Say "hi" # not a comment'})
+@example({"k": ["a\\", 'b" # c'], "m": {"n": "it's # x"}})
 def test_dump_then_parse_gives_the_same_value(data: dict[str, Any]) -> None:
     assert yamlish.parse(yamlish.dump(data)) == data

@@ -19,7 +19,6 @@ from typing import Any, NoReturn
 
 from .planning import (
     analyze,
-    commit,
     config,
     frontmatter,
     init,
@@ -118,6 +117,12 @@ def _todo(p: Project, a: argparse.Namespace) -> JSONObject:
     return todo.todo_done(p, a.id)
 
 
+def _commit(p: Project, a: argparse.Namespace) -> JSONObject:
+    from .planning import commit  # imported here: subprocess is slow to import, rarely needed
+
+    return commit.commit(p, a.message, a.files)
+
+
 def _group(sub: Any, name: str, helptext: str, handler: Handler, common: _Parser) -> Any:
     parser = sub.add_parser(name, help=helptext, parents=[common])
     parser.set_defaults(handler=handler)
@@ -126,19 +131,14 @@ def _group(sub: Any, name: str, helptext: str, handler: Handler, common: _Parser
     return actions
 
 
-def build_parser() -> _Parser:
-    common = _Parser(add_help=False)
-    common.add_argument("--cwd", default=argparse.SUPPRESS, help="run as if started in DIR")
-    top = _Parser(prog="msd-tools", description="MSD Core planning CLI (JSON on stdout).")
-    top.add_argument("--cwd", default=".", help="run as if started in DIR")
-    sub = top.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    sub.required = True
-
+def _init(sub: Any, common: _Parser) -> None:
     p = sub.add_parser("init", help="everything a workflow needs, as one JSON", parents=[common])
     p.add_argument("workflow")
     p.add_argument("--phase")
     p.set_defaults(handler=lambda pr, a: init.init(pr, a.workflow, a.phase))
 
+
+def _state_cmds(sub: Any, common: _Parser) -> None:
     g = _group(sub, "state", "read and update STATE.md", _state, common)
     g.add_parser("load", parents=[common])
     g.add_parser("get", parents=[common]).add_argument("field")
@@ -148,10 +148,14 @@ def build_parser() -> _Parser:
     g.add_parser("patch", parents=[common]).add_argument("--json", required=True)
     g.add_parser("advance-plan", parents=[common])
 
+
+def _roadmap_cmds(sub: Any, common: _Parser) -> None:
     g = _group(sub, "roadmap", "parse ROADMAP.md", _roadmap, common)
     g.add_parser("analyze", parents=[common])
     g.add_parser("get-phase", parents=[common]).add_argument("number")
 
+
+def _phase_cmds(sub: Any, common: _Parser) -> None:
     g = _group(sub, "phase", "list, add, insert, complete phases", _phase, common)
     g.add_parser("list", parents=[common])
     a = g.add_parser("add", parents=[common])
@@ -166,12 +170,16 @@ def build_parser() -> _Parser:
     c.add_argument("number")
     c.add_argument("--force", action="store_true")
 
+
+def _config_cmds(sub: Any, common: _Parser) -> None:
     g = _group(sub, "config", "read and write .planning/config.json", _config, common)
     g.add_parser("get", parents=[common]).add_argument("key", nargs="?")
     s = g.add_parser("set", parents=[common])
     s.add_argument("key")
     s.add_argument("value")
 
+
+def _frontmatter_cmds(sub: Any, common: _Parser) -> None:
     g = _group(sub, "frontmatter", "read, edit, validate frontmatter", _frontmatter, common)
     fg = g.add_parser("get", parents=[common])
     fg.add_argument("file")
@@ -184,6 +192,8 @@ def build_parser() -> _Parser:
     fv.add_argument("file")
     fv.add_argument("--schema", required=True)
 
+
+def _template_cmds(sub: Any, common: _Parser) -> None:
     g = _group(sub, "template", "fill a template", _template, common)
     t = g.add_parser("fill", parents=[common])
     t.add_argument("name")
@@ -191,25 +201,77 @@ def build_parser() -> _Parser:
     t.add_argument("--var", action="append", default=[], metavar="NAME=VALUE")
     t.add_argument("--force", action="store_true", help="replace an existing --out file")
 
+
+def _verify_cmds(sub: Any, common: _Parser) -> None:
     g = _group(sub, "verify", "structural checks", _verify, common)
     g.add_parser("plan-structure", parents=[common]).add_argument("file")
     g.add_parser("phase-completeness", parents=[common]).add_argument("number")
 
+
+def _progress_cmd(sub: Any, common: _Parser) -> None:
     p = sub.add_parser("progress", help="project progress", parents=[common])
     p.add_argument("--format", default="json")
     p.set_defaults(handler=lambda pr, a: progress.progress(pr, a.format))
 
+
+def _commit_cmd(sub: Any, common: _Parser) -> None:
     p = sub.add_parser("commit", help="git commit planning files", parents=[common])
     p.add_argument("message")
     p.add_argument("--files", nargs="+")
-    p.set_defaults(handler=lambda pr, a: commit.commit(pr, a.message, a.files))
+    p.set_defaults(handler=_commit)
 
+
+def _todo_cmds(sub: Any, common: _Parser) -> None:
     g = _group(sub, "todo", "capture and close todos", _todo, common)
     ta = g.add_parser("add", parents=[common])
     ta.add_argument("title")
     ta.add_argument("--area", default="general")
     g.add_parser("list", parents=[common]).add_argument("--all", action="store_true")
     g.add_parser("done", parents=[common]).add_argument("id")
+
+
+COMMANDS: dict[str, Callable[[Any, _Parser], None]] = {
+    "init": _init,
+    "state": _state_cmds,
+    "roadmap": _roadmap_cmds,
+    "phase": _phase_cmds,
+    "config": _config_cmds,
+    "frontmatter": _frontmatter_cmds,
+    "template": _template_cmds,
+    "verify": _verify_cmds,
+    "progress": _progress_cmd,
+    "commit": _commit_cmd,
+    "todo": _todo_cmds,
+}
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The subcommand named in ``argv`` (skipping ``--cwd DIR``), if it is a known one."""
+    skip = False
+    for token in argv:
+        if skip:
+            skip = False
+        elif token == "--cwd":
+            skip = True
+        elif not token.startswith("-"):
+            return token if token in COMMANDS else None
+    return None
+
+
+def build_parser(only: str | None = None) -> _Parser:
+    """The parser; with ``only``, the other commands are registered without their arguments
+    (argparse setup of every subcommand costs more than most commands take to run)."""
+    common = _Parser(add_help=False)
+    common.add_argument("--cwd", default=argparse.SUPPRESS, help="run as if started in DIR")
+    top = _Parser(prog="msd-tools", description="MSD Core planning CLI (JSON on stdout).")
+    top.add_argument("--cwd", default=".", help="run as if started in DIR")
+    sub = top.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for name, builder in COMMANDS.items():
+        if only is None or name == only:
+            builder(sub, common)
+        else:
+            sub.add_parser(name)
     return top
 
 
@@ -224,7 +286,8 @@ def _error(code: str, message: str) -> JSONObject:
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        args = build_parser().parse_args(argv)
+        argv = list(sys.argv[1:] if argv is None else argv)
+        args = build_parser(_command_of(argv)).parse_args(argv)
         project = Project.discover(Path(args.cwd), dict(os.environ))
         result = args.handler(project, args)
     except UsageError as exc:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 from pathlib import Path
 
 from ..toolspec import ToolError
@@ -41,7 +40,8 @@ def atomic_write(path: Path, text: str) -> None:
         mode = path.stat().st_mode & 0o7777
     except FileNotFoundError:
         mode = 0o644
-    tmp = directory / f".{path.name}.{secrets.token_hex(6)}.tmp"
+    # os.urandom, not secrets: secrets imports hmac/hashlib, a few ms on every CLI call.
+    tmp = directory / f".{path.name}.{os.urandom(6).hex()}.tmp"
     data = text.encode("utf-8")
     try:
         # O_EXCL: the temp name is fresh, so a planted symlink at that name is never followed.

@@ -11,6 +11,7 @@ would otherwise be committed). ``date`` defaults to today's UTC date.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -18,6 +19,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..toolspec import JSONObject, ToolError
+from . import yamlish
+from .frontmatter import split
 from .fsio import atomic_write, ensure_dir, read_text
 from .project import Project, contained
 
@@ -77,7 +80,36 @@ def fill_text(text: str, variables: Mapping[str, str], source: str) -> tuple[str
             "missing_var",
             f"{source} needs --var for {', '.join(missing)} (it uses: {', '.join(used)})",
         )
-    return PLACEHOLDER_RE.sub(lambda m: values[m.group(1)], text), used
+    plain = PLACEHOLDER_RE.sub(lambda m: values[m.group(1)], text)
+    if not text.startswith("---\n"):
+        return plain, used
+    try:
+        doc = split(text)
+    except ToolError:
+        return plain, used
+    head = doc.head + _fill_frontmatter(doc.fm_text, values) + doc.tail
+    try:
+        yamlish.parse(split(head).fm_text)
+    except yamlish.YamlError as exc:
+        raise ToolError(
+            "invalid_var", f"{source}: the values make its frontmatter unreadable ({exc})"
+        ) from None
+    return head + PLACEHOLDER_RE.sub(lambda m: values[m.group(1)], doc.body), used
+
+
+def _fill_frontmatter(text: str, values: Mapping[str, str]) -> str:
+    """Substitute inside frontmatter, escaping values that land in a double-quoted scalar, so
+    a name such as ``Say "hi"`` cannot break the YAML."""
+    out = []
+    for line in text.splitlines(keepends=True):
+
+        def one(m: re.Match[str], line: str = line) -> str:
+            value = values[m.group(1)]
+            quotes = len(re.findall(r'(?<!\\)"', line[: m.start()]))
+            return json.dumps(value, ensure_ascii=False)[1:-1] if quotes % 2 else value
+
+        out.append(PLACEHOLDER_RE.sub(one, line))
+    return "".join(out)
 
 
 def parse_vars(pairs: list[str]) -> dict[str, str]:

@@ -46,16 +46,21 @@ class _Line:
 def _strip_comment(text: str) -> str:
     """Drop a trailing `` # comment`` outside quotes."""
     quote = ""
-    for i, ch in enumerate(text):
+    i = 0
+    while i < len(text):
+        ch = text[i]
         if quote:
-            if ch == quote:
+            if ch == "\\" and quote == '"':
+                i += 1  # the escaped character cannot close the string
+            elif ch == quote == "'" and text[i + 1 : i + 2] == "'":
+                i += 1  # '' is an escaped quote inside a single-quoted string
+            elif ch == quote:
                 quote = ""
-            elif ch == "\\" and quote == '"':
-                continue
         elif ch in "\"'" and (i == 0 or text[i - 1] in " [{,"):
             quote = ch
         elif ch == "#" and (i == 0 or text[i - 1] in " \t"):
             return text[:i].rstrip()
+        i += 1
     return text.rstrip()
 
 
@@ -92,11 +97,15 @@ def _single_quoted(text: str, no: int) -> tuple[str, str]:
 
 
 def _split_flow(inner: str, no: int) -> list[str]:
-    parts, buf, quote = [], [], ""
+    parts, buf, quote, escaped = [], [], "", False
     for ch in inner:
         if quote:
             buf.append(ch)
-            if ch == quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\" and quote == '"':
+                escaped = True
+            elif ch == quote:
                 quote = ""
         elif ch in "\"'":
             quote = ch
