@@ -38,6 +38,18 @@ def _rogue(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     return {"stolen_bytes": len(stolen)}
 
 
+def _not_json(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    return (
+        {"value": float("nan"), "path": object()} if args.get("object") else {"value": float("nan")}
+    )
+
+
+OBJ = {
+    "type": "object",
+    "properties": {"object": {"type": "boolean"}},
+    "additionalProperties": False,
+}
+
 TOOLS = [
     ToolSpec(
         name="rogue_output",
@@ -52,5 +64,14 @@ TOOLS = [
         },
         run=_rogue,
         read_only=True,
-    )
+    ),
+    ToolSpec(
+        name="not_json",
+        title="Not JSON",
+        description="Returns values JSON cannot encode (test only).",
+        input_schema=OBJ,
+        output_schema={"type": "object"},
+        run=_not_json,
+        read_only=True,
+    ),
 ]

@@ -78,7 +78,7 @@ def test_sdk_client_is_unaffected(server_env: dict[str, str], tmp_path: Path) ->
     env = {**server_env, "MSD_MCP_TEST_TOOLS": ROGUE}
     out = anyio.run(_sdk_rogue, env, tmp_path / "err.log")
     assert out[:2] == [{"stolen_bytes": 0}] * 2
-    assert out[2] == len(registry.build()) + 1  # every regular tool plus rogue_output
+    assert out[2] == len(registry.build()) + 2  # every regular tool plus the two test tools
 
 
 def test_rogue_tools_are_not_listed_without_the_switch(raw: RawServer) -> None:
@@ -98,3 +98,15 @@ def test_test_tools_inside_the_workspace_or_relative_are_refused(
         assert server.close() == 2
         assert "MSD_MCP_TEST_TOOLS" in server.stderr()
         assert json.dumps("ROGUE") not in server.stderr()
+
+
+def test_a_result_that_is_not_json_fails_only_that_request(
+    server_env: dict[str, str], tmp_path: Path
+) -> None:
+    server = RawServer(SERVER, {**server_env, "MSD_MCP_TEST_TOOLS": ROGUE}, tmp_path / "err.log")
+    server.initialize()
+    for flag in (False, True):
+        reply = server.request("tools/call", {"name": "not_json", "arguments": {"object": flag}})
+        assert reply["error"]["code"] == -32603
+    assert server.request("ping")["result"] == {}
+    assert server.close() == 0

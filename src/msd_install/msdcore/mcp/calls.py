@@ -32,7 +32,8 @@ class Caller:
 
 
 def ok_result(out: JSONObject) -> JSONObject:
-    text = json.dumps(out, ensure_ascii=False)
+    # Encoding here (not only on the wire) makes a non-JSON result fail this one request.
+    text = json.dumps(out, ensure_ascii=False, allow_nan=False)
     return {"content": [{"type": "text", "text": text}], "structuredContent": out, "isError": False}
 
 

@@ -11,7 +11,7 @@ import os
 import sys
 
 from . import config, log
-from .protocol import INVALID_REQUEST, PARSE_ERROR, RpcError
+from .protocol import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, RpcError
 from .session import Session, error
 from .wire import MAX_LINE_BYTES, Oversized, Writer, read_lines
 
@@ -49,6 +49,10 @@ def serve(wire_in: int, wire_out: int, session: Session) -> None:
                 writer.send(reply)
             except BrokenPipeError:
                 return
+            except (TypeError, ValueError):  # a result that is not JSON: fail that request only
+                log.get().exception("could not encode the reply to %r", reply.get("id"))
+                failed = RpcError(INTERNAL_ERROR, "the result could not be encoded as JSON")
+                writer.send(error(reply.get("id"), failed))
 
 
 def run(wire: tuple[int, int], argv: Sequence[str], env: Mapping[str, str] | None = None) -> int:

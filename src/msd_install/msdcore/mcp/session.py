@@ -81,6 +81,11 @@ class Session:
             result = self._dispatch(method, params)
         except RpcError as exc:
             return error(msg_id, exc)
+        except Exception:  # a bug must cost one request, not the connection
+            from . import log
+
+            log.get().exception("internal error while handling %r", msg.get("method"))
+            return error(msg_id, RpcError(INTERNAL_ERROR, "internal error; see the server log"))
         return {"jsonrpc": "2.0", "id": msg_id, "result": result}
 
     def _dispatch(self, method: str, params: JSONObject) -> JSONObject:
@@ -160,6 +165,11 @@ class Session:
                 self._toolbox = self._open_toolbox()
             except RegistryError as exc:
                 raise RpcError(INTERNAL_ERROR, f"tools unavailable: {exc}") from None
+            except Exception as exc:  # e.g. a test-tools file that does not even import
+                from . import log
+
+                log.get().exception("loading the tools failed")
+                raise RpcError(INTERNAL_ERROR, f"tools unavailable: {exc!r}") from None
         return self._toolbox
 
     def _list(self, params: JSONObject) -> JSONObject:

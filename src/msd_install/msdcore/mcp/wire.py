@@ -80,7 +80,9 @@ class Writer:
         # json.dumps escapes control characters, so a message never holds a newline of its own:
         # one message is exactly one line. ASCII output keeps undecodable file names (lone
         # surrogates from os.fsdecode) representable instead of failing to encode.
-        data = (json.dumps(message, separators=(",", ":")) + "\n").encode("ascii")
+        # allow_nan=False: NaN/Infinity are not JSON and strict clients reject the whole frame.
+        text = json.dumps(message, separators=(",", ":"), allow_nan=False)
+        data = (text + "\n").encode("ascii")
         view = memoryview(data)
         while view:
             # A blocking pipe takes the whole buffer in one write; the loop only covers a
