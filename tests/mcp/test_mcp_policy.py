@@ -145,3 +145,9 @@ CASES = [
 def test_small_validator_agrees_with_jsonschema(value: object) -> None:
     expected = jsonschema.Draft202012Validator(SCHEMA).is_valid(value)
     assert (validate(value, SCHEMA) == []) == expected
+
+
+def test_every_mutating_tool_names_the_paths_it_touches() -> None:
+    # Without touched_paths the audit log could not record before/after hashes for the call.
+    loose = [t.name for t in registry.build() if not t.read_only and t.touched_paths is None]
+    assert loose == []

@@ -43,7 +43,10 @@ def error_result(code: str, message: str) -> JSONObject:
 
 
 def _rel(root: Path, path: Path) -> str:
-    return "/".join(path.relative_to(root).parts) or "."
+    try:
+        return "/".join(path.relative_to(root).parts) or "."
+    except ValueError:  # a tool reported a path outside the root: record it as it is
+        return str(path)
 
 
 def _run(
