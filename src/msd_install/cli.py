@@ -49,6 +49,11 @@ def _runtime_options(func: Any) -> Any:
 )
 @click.option("-u", "--uninstall", is_flag=True, help="Remove what msd-install installed.")
 @click.option("--dry-run", is_flag=True, help="Show what would happen; write nothing.")
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Exit 1 if the install differs from what msd-install would write (drift); writes nothing.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @click.option("-y", "--yes", is_flag=True, help="Never ask; fail if something is missing.")
 @click.option(
@@ -70,6 +75,7 @@ def cli(
     config_dir: Path | None,
     uninstall: bool,
     dry_run: bool,
+    check: bool,
     as_json: bool,
     yes: bool,
     force: bool,
@@ -116,8 +122,13 @@ def cli(
     if uninstall and interactive and not dry_run:
         targets = ", ".join(str(ADAPTERS[n].root(ctx)) for n in names)
         click.confirm(f"Remove msd from {targets}?", default=True, abort=True)
+    if check and uninstall:
+        raise UsageError("--check and --uninstall cannot be used together")
+    dry_run = dry_run or check
     results = [_run(name, ctx, uninstall=uninstall, dry_run=dry_run) for name in names]
     code = 1 if any(r.conflicts for r in results) and not uninstall else 0
+    if check:
+        code = 1 if any(r.drift for r in results) else 0
     if as_json:
         doc = {
             "format": JSON_FORMAT,

@@ -147,3 +147,20 @@ def test_tty_asks_for_runtime_and_scope(tmp_path: Path) -> None:
     assert code == 0, out
     assert "Claude Code (detected)" in out
     assert (home / ".claude/msd-file-manifest.json").is_file()
+
+
+def test_check_reports_drift_with_exit_1_and_writes_nothing(tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    home.mkdir()
+    proc = run_cli(["--claude", "--global", "--check"], home)
+    assert proc.returncode == 1 and snapshot(home) == {}
+    assert run_cli(["--claude", "--global", "--yes"], home).returncode == 0
+    proc = run_cli(["--claude", "--global", "--check", "--json"], home)
+    assert proc.returncode == 0, proc.stdout
+    assert json.loads(proc.stdout)["results"][0]["drift"] is False
+    skill = home / ".claude/skills/msd-help/SKILL.md"
+    skill.write_text("edited\n")
+    before = snapshot(home)
+    proc = run_cli(["--claude", "--global", "--check"], home)
+    assert proc.returncode == 1 and "msd-help/SKILL.md" in proc.stdout
+    assert snapshot(home) == before

@@ -45,6 +45,11 @@ class Result:
     def conflicts(self) -> int:
         return self.count("conflict")
 
+    @property
+    def drift(self) -> bool:
+        """Would an install change anything? (``skip`` is a decision, not drift.)"""
+        return any(a.verb not in ("identical", "skip") for a in self.actions)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "command": self.command,
@@ -57,5 +62,6 @@ class Result:
                 for a in self.actions
             ],
             "summary": {v: self.count(v) for v in VERBS if self.count(v)},
+            "drift": self.drift,
             "notes": self.notes,
         }
