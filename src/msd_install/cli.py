@@ -20,9 +20,10 @@ from . import __version__
 from .errors import MsdError, UsageError
 from .installer import context, engine
 from .installer.context import GLOBAL, LOCAL, Context
+from .installer.health import check_health, health_json
 from .installer.report import Result
 from .payload import load as load_payload
-from .render import render_text
+from .render import render_health, render_text
 from .runtimes import ADAPTERS, RUNTIMES, adapter
 
 JSON_FORMAT = 1
@@ -180,10 +181,43 @@ def _ask_scope() -> str:
     return LOCAL if answer == "l" else GLOBAL
 
 
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+def doctor(as_json: bool) -> None:
+    """Check every msd install (global, and local in this directory) for problems."""
+    ctx = context.from_environment(scope=GLOBAL)
+    reports = []
+    seen: set[Path] = set()
+    for name, runtime in ADAPTERS.items():
+        for scope in (GLOBAL, LOCAL):
+            root = runtime.root(ctx.with_scope(scope))
+            if root not in seen:  # in the home directory, local and global are one root
+                seen.add(root)
+                reports.append(check_health(name, scope, root))
+    code = 0 if all(h.healthy for h in reports) else 1
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "format": JSON_FORMAT,
+                    "version": __version__,
+                    "exit_code": code,
+                    "installs": [health_json(h) for h in reports],
+                },
+                indent=2,
+            )
+        )
+    else:
+        click.echo(render_health(reports, ctx.home))
+    sys.exit(code)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: the one boundary where errors become one line and an exit code."""
+    args = sys.argv[1:] if argv is None else argv
+    command, args = (doctor, args[1:]) if args[:1] == ["doctor"] else (cli, args)
     try:
-        cli.main(args=argv, prog_name="msd-install", standalone_mode=False)
+        command.main(args=args, prog_name="msd-install", standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("msd-install: aborted; nothing was changed", err=True)
         sys.exit(130)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .installer.doctor import Health
 from .installer.report import VERBS, Result
 
 
@@ -33,3 +34,19 @@ def render_text(result: Result, home: Path) -> str:
 
 
 RUNTIME_TITLE = {"install": "Installing msd into", "uninstall": "Removing msd from"}
+
+
+def render_health(reports: list[Health], home: Path) -> str:
+    lines: list[str] = []
+    for health in reports:
+        where = f"{health.runtime} ({health.scope}) at {show_path(health.root, home)}"
+        if not health.installed:
+            lines.append(f"  -        {where}: not installed")
+            continue
+        lines.append(f"  {'ok' if health.healthy else 'PROBLEM':<8} {where}")
+        for finding in health.findings:
+            lines.append(f"    {finding.level}: {show_path(finding.path, home)}: {finding.message}")
+    problems = sum(1 for h in reports if not h.healthy)
+    installed = sum(1 for h in reports if h.installed)
+    lines.append(f"doctor: {installed} install(s), {problems} with problems")
+    return "\n".join(lines)

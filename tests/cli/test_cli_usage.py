@@ -164,3 +164,32 @@ def test_check_reports_drift_with_exit_1_and_writes_nothing(tmp_path: Path) -> N
     proc = run_cli(["--claude", "--global", "--check"], home)
     assert proc.returncode == 1 and "msd-help/SKILL.md" in proc.stdout
     assert snapshot(home) == before
+
+
+def test_doctor_finds_a_missing_file_a_removed_hook_entry_and_a_gone_interpreter(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "h"
+    home.mkdir()
+    proc = run_cli(["doctor"], home)
+    assert proc.returncode == 0 and "0 install(s)" in proc.stdout
+    assert run_cli(["--claude", "--global", "--yes"], home).returncode == 0
+    proc = run_cli(["doctor", "--json"], home)
+    assert proc.returncode == 0, proc.stdout
+    (install,) = [i for i in json.loads(proc.stdout)["installs"] if i["installed"]]
+    assert install["healthy"] and install["findings"] == []
+
+    (home / ".claude/hooks/msd-statusline.py").unlink()
+    settings = home / ".claude/settings.json"
+    doc = json.loads(settings.read_text())
+    doc["hooks"].pop("SessionStart")
+    settings.write_text(json.dumps(doc))
+    manifest = home / ".claude/msd-file-manifest.json"
+    data = json.loads(manifest.read_text())
+    data["interpreter"] = str(tmp_path / "gone/python3")
+    manifest.write_text(json.dumps(data))
+    proc = run_cli(["doctor"], home)
+    assert proc.returncode == 1
+    assert "hooks/msd-statusline.py: missing" in proc.stdout
+    assert "hook msd-session-state: missing or changed" in proc.stdout
+    assert "the Python that hooks and the MCP server run with is gone" in proc.stdout

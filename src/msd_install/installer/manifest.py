@@ -59,6 +59,7 @@ class ManifestDoc(TypedDict):
     backups: list[BackupRecord]
     dirs: list[str]
     state: list[str]
+    interpreter: str
 
 
 @dataclass
@@ -71,6 +72,7 @@ class Manifest:
     backups: list[BackupRecord] = field(default_factory=list)
     dirs: list[str] = field(default_factory=list)
     state: list[str] = field(default_factory=list)
+    interpreter: str = ""  # the Python that runtime-side commands were registered with
     installer_version: str = __version__
 
     @property
@@ -98,6 +100,7 @@ class Manifest:
             "backups": self.backups,
             "dirs": sorted(set(self.dirs)),
             "state": sorted(set(self.state)),
+            "interpreter": self.interpreter,
         }
 
     def to_bytes(self) -> bytes:
@@ -155,6 +158,7 @@ def load(root: Path) -> Manifest | None:
             backups=list(doc.get("backups", [])),
             dirs=list(doc.get("dirs", [])),
             state=list(doc.get("state", [])),
+            interpreter=str(doc.get("interpreter", "")),
             installer_version=str(doc.get("installer_version", "?")),
         )
     except (KeyError, TypeError) as exc:

@@ -59,7 +59,9 @@ def resolve_install(
 ) -> Resolution:
     """Decide every step of an install. ``root_created``: the root (and parents) this run made."""
     res = Resolution()
-    new = Manifest(root=plan.root, runtime=plan.runtime, scope=plan.scope)
+    new = Manifest(
+        root=plan.root, runtime=plan.runtime, scope=plan.scope, interpreter=str(ctx.interpreter)
+    )
     if old is not None:
         new.dirs = list(old.dirs)
         new.backups = list(old.backups)

@@ -1,0 +1,105 @@
+"""``msd-install doctor``: is every install still healthy? Reads only.
+
+For each root that has a manifest: every file of ours is there (and unmodified, or reported
+as your local change), every config entry we recorded is still in its file, the config files
+still parse, and the Python interpreter the hooks and the MCP server were registered with
+still exists (a removed pyenv version or an upgraded Homebrew Cellar path breaks every hook
+call; reinstalling re-registers the current one).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import __version__
+from ..errors import MsdError
+from .configedit import open_doc, value_hash
+from .fs import sha256_bytes
+from .manifest import Manifest
+
+
+@dataclass(frozen=True)
+class Finding:
+    level: str  # "problem" | "note"
+    path: Path
+    message: str
+
+
+@dataclass
+class Health:
+    runtime: str
+    scope: str
+    root: Path
+    installed: bool
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def healthy(self) -> bool:
+        return not any(f.level == "problem" for f in self.findings)
+
+
+def diagnose(manifest: Manifest) -> list[Finding]:
+    out: list[Finding] = []
+    if manifest.installer_version != __version__:
+        out.append(
+            Finding(
+                "note",
+                manifest.path,
+                f"installed by msd-install "
+                f"{manifest.installer_version}; this is {__version__}: run it again "
+                "to upgrade",
+            )
+        )
+    if manifest.interpreter and not os.access(manifest.interpreter, os.X_OK):
+        out.append(
+            Finding(
+                "problem",
+                Path(manifest.interpreter),
+                "the Python that hooks and the MCP server run with is gone; "
+                "run msd-install again to register the current one",
+            )
+        )
+    for rel, record in sorted(manifest.files.items()):
+        path = manifest.abs(rel)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            out.append(Finding("problem", path, "missing"))
+            continue
+        if sha256_bytes(data) != record["sha256"]:
+            out.append(
+                Finding(
+                    "note",
+                    path,
+                    "modified by you (saved to msd-local-patches/ before an upgrade replaces it)",
+                )
+            )
+    for config in manifest.config:
+        path = manifest.abs(config["file"])
+        try:
+            doc = open_doc(path, path.read_bytes(), config["fmt"])
+        except FileNotFoundError:
+            out.append(Finding("problem", path, "missing: msd's entries in it are gone"))
+            continue
+        except MsdError as exc:
+            out.append(Finding("problem", path, exc.message))
+            continue
+        for op in config["ops"]:
+            if op.get("label") == "container":
+                continue
+            where = tuple(op["path"]) + ((op["key"],) if "key" in op else ())
+            node = doc.node(where)
+            if op["op"] == "item":
+                items = node.items if node is not None and node.kind == "array" else []
+                present = any(value_hash(i.value) == op["sha256"] for i in items)
+            else:
+                present = node is not None and value_hash(node.value) == op["sha256"]
+            if not present:
+                out.append(
+                    Finding(
+                        "problem", path, f"{op.get('label', '.'.join(where))}: missing or changed"
+                    )
+                )
+    return out
