@@ -151,3 +151,30 @@ def test_every_mutating_tool_names_the_paths_it_touches() -> None:
     # Without touched_paths the audit log could not record before/after hashes for the call.
     loose = [t.name for t in registry.build() if not t.read_only and t.touched_paths is None]
     assert loose == []
+
+
+def test_start_up_path_stays_lean() -> None:
+    # The cold-start target (issue 3) depends on the first response needing only json/os/sys:
+    # tools, logging, typing, dataclasses and pathlib load on first use.
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]);"
+        "import msdcore.mcp.server, msdcore.mcp.guard;"
+        "sys.stdout.write(' '.join(sorted(sys.modules)))"
+    )
+    lib = str(MSDCORE.parent)  # the directory holding the msdcore package
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code, lib], capture_output=True, text=True, timeout=20
+    )
+    loaded = set(done.stdout.split())
+    heavy = {
+        "typing",
+        "dataclasses",
+        "pathlib",
+        "logging",
+        "hashlib",
+        "inspect",
+        "msdcore.toolspec",
+    }
+    assert "msdcore.mcp.server" in loaded
+    assert loaded & heavy == set()
+    assert not [m for m in loaded if m.startswith("msdcore.planning")]

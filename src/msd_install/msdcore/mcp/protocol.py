@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the start-up path
+    from typing import Any
 
 SERVER_NAME = "msd-core"
 SERVER_TITLE = "MSD Core"
