@@ -25,7 +25,13 @@ GSD = CACHE / "gsd/node_modules/get-shit-done-cc/bin/install.js"
 
 
 def env_for(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "XDG_"))}
+    # a pip-installed package has its bytecode cached: don't let a CI-style
+    # PYTHONDONTWRITEBYTECODE make every run recompile msd-install's modules
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("CLAUDE", "XDG_")) and k != "PYTHONDONTWRITEBYTECODE"
+    }
     env.update(HOME=str(home), XDG_STATE_HOME=str(home / ".local/state"))
     return env
 
