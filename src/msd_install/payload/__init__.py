@@ -92,10 +92,17 @@ class Payload:
     lib: tuple[DataFile, ...]
 
 
+@cache
+def _yaml() -> Any:
+    """One safe loader for the whole payload; the C loader (ruamel.yaml.clib) when present."""
+    from ruamel.yaml import YAML
+
+    return YAML(typ="safe")
+
+
 def split_frontmatter(relpath: str, text: str) -> Document:
     from io import StringIO
 
-    from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
     lines = text.split("\n")
@@ -106,7 +113,7 @@ def split_frontmatter(relpath: str, text: str) -> Document:
     except StopIteration:
         raise PayloadError(f"payload file {relpath}: frontmatter is not closed") from None
     try:
-        meta = YAML(typ="safe", pure=True).load(StringIO("\n".join(lines[1:end])))
+        meta = _yaml().load(StringIO("\n".join(lines[1:end])))
     except YAMLError as exc:
         raise PayloadError(f"payload file {relpath}: bad frontmatter: {exc}") from None
     if not isinstance(meta, dict):
