@@ -257,11 +257,6 @@ def test_very_deep_nesting_is_not_an_internal_error(tmp_path: Path) -> None:
     assert snapshot(home) == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: value_hash encodes canonical JSON as UTF-8; a lone surrogate escape in a "
-    "user's hook group raises UnicodeEncodeError -> 'internal error', exit 3",
-)
 def test_lone_surrogate_in_a_users_hook_is_not_an_internal_error(tmp_path: Path) -> None:
     home = tmp_path / "home"
     settings = (

@@ -8,6 +8,7 @@ that the user changed, are never removed; and install + uninstall gives back the
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,10 +20,12 @@ from .manifest import ConfigOp
 from .plan import IF_ABSENT, ITEM, MEMBER, ConfigEntry
 
 EMPTY_FILE = "{}\n"  # what a config file we create starts as
+CHANGED_BUT_OURS = "changed by you, but it runs msd's files, which this run takes away: removed"
 
 
 def value_hash(value: Any) -> str:
-    return hashlib.sha256(canonical(value).encode()).hexdigest()
+    # surrogatepass: a user's file may hold a lone surrogate escape ("\\ud83d"); hash it anyway
+    return hashlib.sha256(canonical(value).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass
@@ -60,32 +63,82 @@ def open_doc(path: Path, raw: bytes | None, fmt: str) -> JsonDocument:
 
 
 def invert(doc: JsonDocument, ops: list[ConfigOp]) -> tuple[JsonDocument, list[str]]:
-    """Undo recorded ops, newest first. Returns the document and labels of ops left in place."""
+    """Undo recorded ops, newest first. Returns the document and notes on ops left in place.
+
+    An entry is ours while it hashes to what we wrote, or, when the user changed it (a new
+    timeout, a hook of their own added to our group), while it still carries our exact marker
+    (the command naming our script): such an entry is useless once our files are gone, so the
+    element holding the marker goes and everything the user added stays.
+    """
     kept: list[str] = []
     for op in reversed(ops):
         path = tuple(op["path"])
-        kind = op["op"]
-        if kind == "item":
+        label = op.get("label") or ".".join(path)
+        if op["op"] == "item":
             arr = doc.node(path)
-            index = _find_item(arr.items if arr and arr.kind == "array" else [], op["sha256"])
-            if index is None:
-                kept.append(op.get("label") or ".".join(path))
-                continue
-            doc = doc.remove_item(path, index, op.get("interior"))
-        elif kind == "member":
-            node = doc.node((*path, op["key"]))
-            if node is None or value_hash(node.value) != op["sha256"]:
-                kept.append(op.get("label") or ".".join((*path, op["key"])))
-                continue
+            items = arr.items if arr is not None and arr.kind == "array" else []
+            index = _find_item(items, op["sha256"])
+            if index is not None:
+                doc = doc.remove_item(path, index, op.get("interior"))
+            elif op.get("marker") and (found := _marked(doc, path, items, op["marker"])):
+                where, at = found
+                doc = doc.remove_item(where, at, op.get("interior") if where == path else None)
+                kept.append(f"{label}: {CHANGED_BUT_OURS}")
+            else:
+                kept.append(f"{label}: no longer there")
+            continue
+        target = (*path, op["key"])
+        node = doc.node(target)
+        exact = node is not None and value_hash(node.value) == op["sha256"]
+        marked = (
+            node is not None
+            and bool(op.get("marker"))
+            and _has_string(node.value, op.get("marker", ""))
+        )
+        if marked and not exact:
+            kept.append(f"{label}: {CHANGED_BUT_OURS}")
+        if not (exact or marked):
+            if label != "container":
+                kept.append(
+                    f"{label}: "
+                    + ("no longer there" if node is None else "changed by you, left as is")
+                )
+        elif op["op"] == "member":
             doc = doc.remove_member(path, op["key"], op.get("interior"))
-        elif kind == "replace":
-            target = (*path, op["key"])
-            node = doc.node(target)
-            if node is None or value_hash(node.value) != op["sha256"]:
-                kept.append(op.get("label") or ".".join(target))
-                continue
+        else:  # replace: put the user's own value back, byte for byte
             doc = doc.replace_value_text(target, op["previous"])
     return doc, kept
+
+
+def _has_string(value: Any, marker: str) -> bool:
+    """Does ``value`` hold a string exactly equal to ``marker`` (never a substring match)?"""
+    if isinstance(value, str):
+        return value == marker
+    if isinstance(value, dict):
+        return any(_has_string(v, marker) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_string(v, marker) for v in value)
+    return False
+
+
+def _marked(
+    doc: JsonDocument, path: tuple[str, ...], items: list[Any], marker: str
+) -> tuple[tuple[Any, ...], int] | None:
+    """Where our marked element sits: the whole item, or our element inside the item's
+    array member when the user added elements of their own next to it."""
+    for i in range(len(items) - 1, -1, -1):
+        item = items[i]
+        if not _has_string(item.value, marker):
+            continue
+        for member in item.members:
+            inner = member.value
+            if inner.kind != "array" or len(inner.items) < 2:
+                continue
+            hits = [j for j, el in enumerate(inner.items) if _has_string(el.value, marker)]
+            if len(hits) == 1 and _has_string(inner.value, marker):
+                return (*path, i, member.key), hits[0]
+        return path, i
+    return None
 
 
 def _find_item(items: list[Any], sha: str) -> int | None:
@@ -125,6 +178,10 @@ def satisfied(doc: JsonDocument, entries: list[ConfigEntry], ops: list[ConfigOp]
         # Not recorded as ours: fine only if we would leave it alone again (the user's own).
         if entry.kind == MEMBER and not entry.force and doc.node((*entry.path, entry.key)):
             continue
+        if entry.kind == ITEM:
+            arr = doc.node(entry.path)
+            if arr is not None and arr.kind == "array" and _find_item(arr.items, want) is not None:
+                continue
         return False
     return len(matched) == len(leaf_ops)
 
@@ -133,6 +190,13 @@ def reconcile(
     path: Path, doc: JsonDocument, entries: list[ConfigEntry], old_ops: list[ConfigOp]
 ) -> Reconciled:
     """Remove our old entries, then add the wanted ones; the result records the new ops."""
+    # A value the user once let us replace (--force, --force-statusline) stays replaced
+    # until uninstall: a plain reinstall must not hand it back as a side effect of an upgrade.
+    forced = {(tuple(op["path"]), op["key"]) for op in old_ops if op["op"] == "replace"}
+    entries = [
+        dataclasses.replace(e, force=True) if e.kind == MEMBER and (e.path, e.key) in forced else e
+        for e in entries
+    ]
     doc, kept = invert(doc, old_ops)
     ops: list[ConfigOp] = []
     outcomes: list[EntryOutcome] = []
@@ -184,6 +248,8 @@ def _op(kind: str, entry: ConfigEntry, interior: str | None) -> ConfigOp:
     }
     if kind != "item":
         op["key"] = entry.key
+    if entry.marker:
+        op["marker"] = entry.marker
     if interior is not None:
         op["interior"] = interior
     return op

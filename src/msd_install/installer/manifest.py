@@ -34,6 +34,7 @@ class ConfigOp(TypedDict, total=False):
     sha256: str  # canonical hash of the value we put there
     interior: str | None  # for insertions into an empty container
     previous: str  # for "replace": the user's original value text
+    marker: str  # an exact string only our entry holds (our command / script path)
     label: str
 
 

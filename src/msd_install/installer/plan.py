@@ -45,6 +45,9 @@ class ConfigEntry:
     # files of the plan the entry points at: if one of them is not installed (a conflict),
     # the entry is not added either (never register a hook whose script is not ours)
     requires: tuple[Path, ...] = ()
+    # an exact string value only our entry holds (e.g. the hook command naming our script):
+    # identifies the entry after the user changed it, so it never outlives our files
+    marker: str = ""
 
     @property
     def ident(self) -> str:

@@ -193,8 +193,8 @@ def _resolve_config(
             _report_untouched(entries, doc, result)
             continue
         rec = reconcile(path, doc, entries, old_ops)
-        for label in rec.kept:
-            result.add("skip", path, f"{label}: changed by you, left as is")
+        for note in rec.kept:
+            result.add("skip", path, note)
         for outcome in rec.outcomes:
             if outcome.verb in ("skip", "conflict", "backup"):
                 result.add(outcome.verb, path, f"{outcome.entry.label}: {outcome.detail}")

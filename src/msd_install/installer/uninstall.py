@@ -28,8 +28,8 @@ def resolve_uninstall(manifest: Manifest, result: Result) -> list[Step]:
             continue
         doc = open_doc(path, raw, record["fmt"])
         doc, kept = invert(doc, record["ops"])
-        for label in kept:
-            result.add("skip", path, f"{label}: changed by you, left as is")
+        for note in kept:
+            result.add("skip", path, note)
         if record["created"] and doc.text == EMPTY_FILE:
             steps.append(Remove(path))
             result.add("remove", path)

@@ -75,6 +75,7 @@ def _hook_entry(ctx: Context, root: Path, hook: HookSpec, settings: Path) -> Con
             schema=SCHEMA,
             label=f"statusLine {hook.name}",
             requires=(script,),
+            marker=command["command"],
         )
     if hook.timeout:
         command["timeout"] = hook.timeout
@@ -92,6 +93,7 @@ def _hook_entry(ctx: Context, root: Path, hook: HookSpec, settings: Path) -> Con
         schema=SCHEMA,
         label=f"hook {hook.name}",
         requires=(script,),
+        marker=command["command"],
     )
 
 
@@ -118,6 +120,7 @@ def _mcp_entry(ctx: Context, root: Path) -> ConfigEntry:
         force=ctx.force,
         label="MCP server msd",
         requires=(root / CORE_DIR / MCP_LAUNCHER,),
+        marker=str(root / CORE_DIR / MCP_LAUNCHER),
     )
 
 
