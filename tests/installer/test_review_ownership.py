@@ -215,11 +215,6 @@ def test_local_install_in_home_does_not_turn_the_global_install_into_a_local_one
         assert snapshot(home) == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: a root spelled with '..' (--config-dir ../x, CLAUDE_CONFIG_DIR=a/../b) is not "
-    "normalised; the manifest's normalised dirs never equal it, so uninstall keeps the root dir",
-)
 def test_config_dir_with_dotdot_leaves_no_directory_behind(tmp_path: Path) -> None:
     home, work = tmp_path / "home", tmp_path / "work"
     home.mkdir()
@@ -230,11 +225,6 @@ def test_config_dir_with_dotdot_leaves_no_directory_behind(tmp_path: Path) -> No
     assert not (tmp_path / "alt").exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: Transaction.makedirs checks exists() then mkdir(); a concurrent first run that "
-    "creates the root in between makes this run fail with 'File exists' (exit 4)",
-)
 def test_a_root_created_concurrently_does_not_fail_the_install(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
@@ -248,11 +238,6 @@ def test_a_root_created_concurrently_does_not_fail_the_install(tmp_path: Path) -
     assert (home / ".claude/msd-file-manifest.json").is_file()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: manifest.load only catches KeyError/TypeError: a non-object 'files' or an "
-    "unknown old format version crashes with ValueError/KeyError -> 'internal error', exit 3",
-)
 @pytest.mark.parametrize(
     "manifest",
     [

@@ -238,11 +238,6 @@ def test_malformed_settings_at_uninstall_stops_before_anything_is_removed(tmp_pa
     assert snapshot(home) == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: jsonedit's recursive parser raises RecursionError on deep (valid) nesting "
-    "-> 'internal error', exit 3",
-)
 def test_very_deep_nesting_is_not_an_internal_error(tmp_path: Path) -> None:
     home = tmp_path / "home"
     deep = '{"a": ' + "[" * 600 + "]" * 600 + "}\n"

@@ -169,7 +169,12 @@ class Transaction:
         created: list[Path] = []
         for directory in reversed(missing):
             self._tick()
-            directory.mkdir()
+            try:
+                directory.mkdir()
+            except FileExistsError:
+                if directory.is_dir():  # another run made it in between: not ours to remove
+                    continue
+                raise
             created.append(directory)
             self._undo.append(functools.partial(_rmdir_quiet, directory))
         return created

@@ -182,11 +182,14 @@ def _last_index(keys: list[str], key: str) -> int | None:
 
 
 def _walk(node: Node) -> list[Node]:
-    out = [node]
-    for m in node.members:
-        out.extend(_walk(m.value))
-    for i in node.items:
-        out.extend(_walk(i))
+    """Every node in document order (iterative: deep files must not exhaust the stack)."""
+    out: list[Node] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        out.append(current)
+        children = [m.value for m in current.members] + list(current.items)
+        stack.extend(reversed(children))
     return out
 
 

@@ -49,11 +49,15 @@ WS = " \t\r\n"
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
 
 
+MAX_DEPTH = 400  # deeper than any real settings file; keeps the recursive parser safe
+
+
 class _Parser:
     def __init__(self, text: str, jsonc: bool) -> None:
         self.text = text
         self.jsonc = jsonc
         self.pos = 0
+        self.depth = 0
 
     def error(self, message: str, pos: int | None = None) -> JsonSyntaxError:
         at = self.pos if pos is None else pos
@@ -96,10 +100,13 @@ class _Parser:
         if self.pos >= len(self.text):
             raise self.error("unexpected end of file")
         ch = self.text[self.pos]
-        if ch == "{":
-            return self.obj()
-        if ch == "[":
-            return self.arr()
+        if ch in "{[":
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                raise self.error(f"nested more than {MAX_DEPTH} levels deep")
+            node = self.obj() if ch == "{" else self.arr()
+            self.depth -= 1
+            return node
         start = self.pos
         if ch == '"':
             return Node("scalar", start, self.pos_after_string(), self.last_string)

@@ -117,6 +117,46 @@ def _v0_to_v1(doc: dict[str, Any]) -> dict[str, Any]:
 _UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: _v0_to_v1}
 
 
+def _shape_problem(doc: dict[str, Any]) -> str | None:
+    """What is wrong with the shape of a manifest document, or None."""
+    for key in ("runtime", "scope"):
+        if not isinstance(doc.get(key), str):
+            return f"'{key}' is not a string"
+    files = doc.get("files", {})
+    if not isinstance(files, dict):
+        return "'files' is not an object"
+    for rel, record in files.items():
+        if not (
+            isinstance(record, dict)
+            and isinstance(record.get("sha256"), str)
+            and isinstance(record.get("mode"), int)
+        ):
+            return f"file record of {rel!r} is malformed"
+    for key in ("config", "backups", "dirs", "state"):
+        if not isinstance(doc.get(key, []), list):
+            return f"'{key}' is not a list"
+    for record in doc.get("config", []):
+        if not (
+            isinstance(record, dict)
+            and isinstance(record.get("file"), str)
+            and isinstance(record.get("ops"), list)
+            and all(
+                isinstance(op, dict)
+                and isinstance(op.get("path"), list)
+                and isinstance(op.get("sha256"), str)
+                for op in record["ops"]
+            )
+        ):
+            return "a config record is malformed"
+    for record in doc.get("backups", []):
+        if not (isinstance(record, dict) and isinstance(record.get("path"), str)):
+            return "a backup record is malformed"
+    for key in ("dirs", "state"):
+        if not all(isinstance(item, str) for item in doc.get(key, [])):
+            return f"'{key}' holds a non-string"
+    return None
+
+
 def load(root: Path) -> Manifest | None:
     """The manifest of ``root``, or None when there is none."""
     path = root / MANIFEST_NAME
@@ -139,6 +179,8 @@ def load(root: Path) -> Manifest | None:
     if not isinstance(doc, dict) or not isinstance(doc.get("format"), int):
         raise ManifestError("install manifest has no format version", path=path)
     version = doc["format"]
+    if version < FORMAT and version not in _UPGRADES:
+        raise ManifestError(f"install manifest has an unknown format {version}", path=path)
     if version > FORMAT:
         raise ManifestError(
             f"install manifest has format {version}, newer than this msd-install "
@@ -149,6 +191,13 @@ def load(root: Path) -> Manifest | None:
     while version < FORMAT:
         doc = _UPGRADES[version](doc)
         version = doc["format"]
+    problem = _shape_problem(doc)
+    if problem:
+        raise ManifestError(
+            f"install manifest is damaged: {problem}",
+            path=path,
+            hint="restore it from a backup, or reinstall with --force",
+        )
     try:
         return Manifest(
             root=root,

@@ -7,6 +7,7 @@ Shared shapes live here so that a Claude-like runtime is a short module of data.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,11 +30,14 @@ class Adapter:
     plan: Callable[[Context, Payload], Plan]
 
     def root(self, ctx: Context) -> Path:
+        """The root for the context's scope, absolute and normalised (no ``..``, no ``.``)."""
         if ctx.is_local:
-            return self.local_root(ctx)
-        if ctx.config_dir is not None:
-            return ctx.config_dir
-        return self.global_root(ctx)
+            root = self.local_root(ctx)
+        elif ctx.config_dir is not None:
+            root = ctx.config_dir
+        else:
+            root = self.global_root(ctx)
+        return Path(os.path.abspath(root))  # noqa: PTH100 - resolve() would follow links
 
 
 def root_ref(ctx: Context, root: Path) -> str:
