@@ -120,6 +120,13 @@ def cli(
     ctx = context.from_environment(
         scope=scope, config_dir=config_dir, force=force, force_statusline=force_statusline
     )
+    if scope == LOCAL:
+        for name in names:
+            if ADAPTERS[name].root(ctx) == ADAPTERS[name].root(ctx.with_scope(GLOBAL)):
+                raise UsageError(
+                    f"--local here would use {ADAPTERS[name].root(ctx)}, the global "
+                    "root: run it in a project directory, or pass --global"
+                )
     if uninstall and interactive and not dry_run:
         targets = ", ".join(str(ADAPTERS[n].root(ctx)) for n in names)
         click.confirm(f"Remove msd from {targets}?", default=True, abort=True)

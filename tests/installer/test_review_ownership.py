@@ -120,11 +120,6 @@ def test_uninstall_with_a_stale_lock_file_from_a_killed_run(tmp_path: Path) -> N
 # --- bugs ------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: --force over a user's symlink writes OUR content through the link into the "
-    "user's target (no backup), and uninstall then unlinks the symlink: the user's file is lost",
-)
 def test_force_over_a_users_symlink_never_writes_through_it(tmp_path: Path) -> None:
     home, dots = tmp_path / "home", tmp_path / "dotfiles"
     build(dots, {"help.md": "my own help, kept in my dotfiles\n"})
@@ -139,11 +134,6 @@ def test_force_over_a_users_symlink_never_writes_through_it(tmp_path: Path) -> N
     assert snap(dots) == before_dots
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: resolve._resolve_file records a pre-existing file as ours when its bytes equal "
-    "ours ('identical'), so uninstall deletes a file the user had before the install",
-)
 def test_a_preexisting_file_identical_to_ours_survives_install_and_uninstall(
     tmp_path: Path,
 ) -> None:
@@ -158,11 +148,6 @@ def test_a_preexisting_file_identical_to_ours_survives_install_and_uninstall(
     assert snapshot(home) == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: --force backs up only the user's bytes; uninstall restores them with the mode "
-    "of OUR file (Write(..., mode=None) keeps the replaced file's mode)",
-)
 def test_force_then_uninstall_restores_the_users_file_mode(tmp_path: Path) -> None:
     home = tmp_path / "home"
     build(home, {".claude/agents/msd-planner.md": "mine\n"})
@@ -173,11 +158,6 @@ def test_force_then_uninstall_restores_the_users_file_mode(tmp_path: Path) -> No
     assert snapshot(home) == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: resolve._remove_stale removes a forced file that is no longer shipped without "
-    "restoring the user's backup; uninstall only restores backups of files still in the manifest",
-)
 def test_upgrade_that_drops_a_forced_file_gives_the_users_file_back(tmp_path: Path) -> None:
     home = tmp_path / "home"
     build(home, {".claude/agents/msd-planner.md": "mine\n"})
@@ -193,12 +173,6 @@ def test_upgrade_that_drops_a_forced_file_gives_the_users_file_back(tmp_path: Pa
     assert snapshot(home) == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: in the home directory --local names the global root; it silently rewrites the "
-    "global install as local: $CLAUDE_PROJECT_DIR hooks in ~/.claude/settings.json (broken in "
-    "every other project) and the MCP server moved out of ~/.claude.json",
-)
 def test_local_install_in_home_does_not_turn_the_global_install_into_a_local_one(
     tmp_path: Path,
 ) -> None:

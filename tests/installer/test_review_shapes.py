@@ -269,11 +269,6 @@ def test_lone_surrogate_in_a_users_hook_is_not_an_internal_error(tmp_path: Path)
     assert snapshot(home) == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: a dangling settings.json symlink is treated as absent: install creates the "
-    "link target, uninstall unlinks the user's symlink and leaves the created target behind",
-)
 def test_dangling_settings_symlink_comes_back(tmp_path: Path) -> None:
     home, dots = tmp_path / "home", tmp_path / "dotfiles"
     dots.mkdir()

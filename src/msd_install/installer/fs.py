@@ -110,6 +110,16 @@ class Transaction:
         if path in self._seen:
             return
         self._seen.add(path)
+        if path.is_symlink():  # a link is put back as a link, never read through
+            target = str(path.readlink())
+
+            def relink() -> None:
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+                path.symlink_to(target)
+
+            self._undo.append(relink)
+            return
         try:
             st = path.stat()
             prior = _Prior(path, path.read_bytes(), st.st_mode & 0o7777)
@@ -178,6 +188,11 @@ class Transaction:
             created.append(directory)
             self._undo.append(functools.partial(_rmdir_quiet, directory))
         return created
+
+    def symlink(self, path: Path, target: str) -> None:
+        self._remember(path)
+        self._tick()
+        path.symlink_to(target)
 
     def rmdir(self, path: Path) -> bool:
         """Remove ``path`` if it is an empty directory; True if removed."""

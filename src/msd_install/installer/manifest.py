@@ -22,9 +22,10 @@ MANIFEST_NAME = "msd-file-manifest.json"
 FORMAT = 1
 
 
-class FileRecord(TypedDict):
+class FileRecord(TypedDict, total=False):
     sha256: str
     mode: int
+    adopted: bool  # the user had these exact bytes before install: never removed by us
 
 
 class ConfigOp(TypedDict, total=False):
@@ -45,9 +46,11 @@ class ConfigRecord(TypedDict):
     ops: list[ConfigOp]
 
 
-class BackupRecord(TypedDict):
+class BackupRecord(TypedDict, total=False):
     path: str  # the user's file we replaced (--force)
-    backup: str  # where its bytes are kept until uninstall
+    backup: str  # where its bytes are kept until uninstall ("" for a symlink)
+    mode: int  # its mode, restored with it
+    link: str  # when it was a symlink: where it pointed
 
 
 class ManifestDoc(TypedDict):

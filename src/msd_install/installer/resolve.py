@@ -16,12 +16,12 @@ from .. import schemas
 from ..errors import ConfigFileError
 from .configedit import EMPTY_FILE, open_doc, reconcile, satisfied, value_hash
 from .context import Context
-from .fs import sha256_bytes
+from .fs import real_target, sha256_bytes
 from .jsonedit import JsonDocument
-from .manifest import ConfigRecord, Manifest
+from .manifest import BackupRecord, ConfigRecord, Manifest
 from .plan import IF_ABSENT, MEMBER, ConfigEntry, FileOp, Plan
 from .report import Result
-from .steps import MakeDir, Remove, Step, Write, missing_dirs
+from .steps import MakeDir, Remove, Step, Symlink, Write, missing_dirs
 
 PATCHES_DIR = "msd-local-patches"
 BACKUPS_DIR = "msd-backups"
@@ -72,7 +72,7 @@ def resolve_install(
     for op in plan.files:
         _resolve_file(op, ctx, old, new, res, result)
     config_steps = _resolve_config(plan, old, new, res, result)
-    _remove_stale(plan, old, res, result)
+    _remove_stale(plan, old, new, res, result)
     for directory in plan.dirs:
         if not directory.exists() and directory not in res.planned_dirs:
             res.ensure_parent(directory / "_")
@@ -95,21 +95,36 @@ def _resolve_file(
 ) -> None:
     rel = new.rel(op.path)
     record = old.files.get(rel) if old else None
-    current = None if op.path.is_symlink() and record is None else _read(op.path)
-    if op.path.is_symlink() and record is None:
-        result.add("conflict", op.path, "a symlink of yours is there; --force replaces it")
+    want_sha = sha256_bytes(op.content)
+    if op.path.is_symlink():
+        # Never write through a link in our place: it belongs to the user (dotfiles), even
+        # where our file used to be. --force moves the link aside and puts it back later.
         if not ctx.force:
+            result.add("conflict", op.path, "a symlink of yours is there; --force replaces it")
             res.not_installed.add(op.path)
             return
-        current = None
-    want_sha = sha256_bytes(op.content)
+        _back_up(op.path, rel, new, res, result)
+        res.steps.append(Write(op.path, op.content, op.mode))
+        result.add("update", op.path)
+        new.files[rel] = {"sha256": want_sha, "mode": op.mode}
+        return
+    current = _read(op.path)
     if current is None:
         res.ensure_parent(op.path)
         res.steps.append(Write(op.path, op.content, op.mode))
         result.add("create", op.path)
-    elif current == op.content and _mode(op.path) == op.mode:
+    elif (
+        current == op.content
+        and record is not None
+        and (_mode(op.path) == op.mode or record.get("adopted"))
+    ):
         result.add("identical", op.path)
+        if record.get("adopted"):
+            new.files[rel] = record
+            return
     elif record is not None and sha256_bytes(current) == record["sha256"]:
+        if record.get("adopted"):  # the user's own copy: keep it to give back on uninstall
+            _back_up(op.path, rel, new, res, result)
         res.steps.append(Write(op.path, op.content, op.mode))
         result.add("update", op.path)
     elif record is not None:
@@ -120,15 +135,14 @@ def _resolve_file(
         result.add("backup", patch, f"your changes to {rel} are kept here")
         result.add("update", op.path)
     elif current == op.content:
-        res.steps.append(Write(op.path, op.content, op.mode))
-        result.add("update", op.path, "file mode")
+        # The user already had our exact bytes: adopt it without touching it, and leave it
+        # to them on uninstall (it was theirs before we came).
+        result.add("identical", op.path, "yours already; kept on uninstall")
+        new.files[rel] = {"sha256": want_sha, "mode": _mode(op.path), "adopted": True}
+        return
     elif ctx.force:
-        backup = new.root / BACKUPS_DIR / rel
-        res.ensure_parent(backup)
-        res.steps.append(Write(backup, current, None))
+        _back_up(op.path, rel, new, res, result)
         res.steps.append(Write(op.path, op.content, op.mode))
-        new.backups.append({"path": rel, "backup": new.rel(backup)})
-        result.add("backup", backup, f"yours, restored on uninstall: {rel}")
         result.add("update", op.path)
     else:
         result.add("conflict", op.path, "a file of yours is there; --force replaces it")
@@ -137,11 +151,38 @@ def _resolve_file(
     new.files[rel] = {"sha256": want_sha, "mode": op.mode}
 
 
+def _back_up(path: Path, rel: str, new: Manifest, res: Resolution, result: Result) -> None:
+    """Keep the user's file (or symlink) that --force replaces; uninstall puts it back."""
+    if path.is_symlink():
+        new.backups.append({"path": rel, "backup": "", "link": str(path.readlink()), "mode": 0})
+        res.steps.append(Remove(path))
+        result.add("backup", path, "your symlink, put back on uninstall")
+        return
+    backup = new.root / BACKUPS_DIR / rel
+    res.ensure_parent(backup)
+    res.steps.append(Write(backup, path.read_bytes(), 0o600))
+    new.backups.append({"path": rel, "backup": new.rel(backup), "mode": _mode(path)})
+    result.add("backup", backup, f"yours, restored on uninstall: {rel}")
+
+
+def restore_steps(manifest: Manifest, record: BackupRecord) -> list[Step]:
+    """Put back what --force replaced: the user's bytes with their mode, or their symlink."""
+    path = manifest.abs(record["path"])
+    if record.get("link"):
+        return [Remove(path), Symlink(path, record["link"])]
+    backup = manifest.abs(record["backup"])
+    if not backup.is_file():
+        return []
+    return [Write(path, backup.read_bytes(), record.get("mode") or None), Remove(backup)]
+
+
 def _mode(path: Path) -> int:
     return path.stat().st_mode & 0o7777
 
 
-def _remove_stale(plan: Plan, old: Manifest | None, res: Resolution, result: Result) -> None:
+def _remove_stale(
+    plan: Plan, old: Manifest | None, new: Manifest, res: Resolution, result: Result
+) -> None:
     if old is None:
         return
     wanted = {old.rel(op.path) for op in plan.files}
@@ -149,14 +190,19 @@ def _remove_stale(plan: Plan, old: Manifest | None, res: Resolution, result: Res
         if rel in wanted:
             continue
         path = old.abs(rel)
-        current = _read(path)
-        if current is None:
-            continue
-        if sha256_bytes(current) == record["sha256"]:
+        backup = next((b for b in new.backups if b["path"] == rel), None)
+        current = None if path.is_symlink() else _read(path)
+        if current is not None and sha256_bytes(current) != record["sha256"]:
+            result.add("skip", path, "no longer part of msd, but modified by you: kept")
+        elif record.get("adopted"):
+            result.add("skip", path, "no longer part of msd; it was yours before: kept")
+        elif backup is not None:
+            res.steps.extend(restore_steps(old, backup))
+            new.backups.remove(backup)
+            result.add("restore", path, "no longer part of msd: yours is back")
+        elif current is not None:
             res.steps.append(Remove(path))
             result.add("remove", path, "no longer part of msd")
-        else:
-            result.add("skip", path, "no longer part of msd, but modified by you: kept")
 
 
 def _resolve_config(
@@ -214,7 +260,7 @@ def _resolve_config(
             result.add("identical", path)
             continue
         if raw is None:
-            res.ensure_parent(path)
+            res.ensure_parent(real_target(path))  # a dangling dotfile link: create its target
         steps.append(Write(path, text.encode(), None if raw is not None else 0o644))
         result.add("create" if raw is None else "update", path)
     return steps

@@ -35,7 +35,13 @@ class RemoveDirIfEmpty:
     path: Path
 
 
-Step = MakeDir | Write | Remove | RemoveDirIfEmpty
+@dataclass(frozen=True)
+class Symlink:
+    path: Path
+    target: str
+
+
+Step = MakeDir | Write | Remove | RemoveDirIfEmpty | Symlink
 
 
 def execute(steps: list[Step], tx: Transaction) -> list[Path]:
@@ -51,6 +57,8 @@ def execute(steps: list[Step], tx: Transaction) -> list[Path]:
         elif isinstance(step, Remove):
             if step.path.exists() or step.path.is_symlink():
                 tx.remove(step.path)
+        elif isinstance(step, Symlink):
+            tx.symlink(step.path, step.target)
         elif not tx.rmdir(step.path) and step.path.exists():
             kept.append(step.path)
     return kept

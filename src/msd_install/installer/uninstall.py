@@ -10,9 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from .configedit import EMPTY_FILE, invert, open_doc
-from .fs import sha256_bytes
+from .fs import real_target, sha256_bytes
 from .manifest import Manifest
 from .report import Result
+from .resolve import restore_steps
 from .steps import Remove, RemoveDirIfEmpty, Step, Write
 
 
@@ -31,27 +32,28 @@ def resolve_uninstall(manifest: Manifest, result: Result) -> list[Step]:
         for note in kept:
             result.add("skip", path, note)
         if record["created"] and doc.text == EMPTY_FILE:
-            steps.append(Remove(path))
-            result.add("remove", path)
+            # through a (once dangling) symlink we created the target: remove that, keep the link
+            steps.append(Remove(real_target(path)))
+            result.add("remove", real_target(path))
         elif doc.text.encode() != raw:
             steps.append(Write(path, doc.text.encode(), None))
             result.add("update", path, "msd entries removed")
         else:
             result.add("identical", path)
-    backups = {b["path"]: manifest.abs(b["backup"]) for b in manifest.backups}
+    backups = {b["path"]: b for b in manifest.backups}
     for rel, file in sorted(manifest.files.items()):
         path = manifest.abs(rel)
         try:
-            current = path.read_bytes()
+            current = None if path.is_symlink() else path.read_bytes()
         except FileNotFoundError:
             current = None
         ours = current is not None and sha256_bytes(current) == file["sha256"]
-        if current is not None and not ours:
+        if path.is_symlink() or (current is not None and not ours):
             result.add("skip", path, "modified by you: kept")
-            continue
-        if rel in backups and backups[rel].exists():
-            steps.append(Write(path, backups[rel].read_bytes(), None))
-            steps.append(Remove(backups[rel]))
+        elif file.get("adopted"):
+            result.add("skip", path, "it was yours before msd-install: kept")
+        elif rel in backups and (restore := restore_steps(manifest, backups[rel])):
+            steps.extend(restore)
             result.add("restore", path)
         elif ours:
             steps.append(Remove(path))
