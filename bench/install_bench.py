@@ -11,6 +11,7 @@ without npm the baseline rows are skipped with a message.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -79,13 +80,32 @@ def ensure_gsd() -> bool:
     return proc.returncode == 0 and GSD.exists()
 
 
-def measure(install: list[str], uninstall: list[str], runs: int) -> dict[str, float]:
+def big_claude_json(megabytes: float) -> str:
+    """A ~/.claude.json the size heavy Claude Code users have (per-project history)."""
+    projects = {}
+    i = 0
+    while len(json.dumps(projects)) < megabytes * 1e6:
+        projects[f"/home/u/work/project-{i}"] = {
+            "allowedTools": [],
+            "mcpServers": {},
+            "hasTrustDialogAccepted": True,
+            "history": [{"display": f"prompt {j} " * 20, "pastedContents": {}} for j in range(30)],
+        }
+        i += 1
+    return json.dumps({"numStartups": 300, "projects": projects}, indent=2)
+
+
+def measure(
+    install: list[str], uninstall: list[str], runs: int, seed: dict[str, str] | None = None
+) -> dict[str, float]:
     times: dict[str, list[float]] = {"install": [], "reinstall": [], "uninstall": []}
     files: list[int] = []
     left: list[int] = []
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as tmp:
             home = Path(tmp)
+            for rel, text in (seed or {}).items():
+                (home / rel).write_text(text)
             times["install"].append(timed(install, home))
             files.append(count_files(home))
             times["reinstall"].append(timed(install, home))
@@ -104,6 +124,8 @@ def main() -> None:
     msd = [sys.executable, "-m", "msd_install", "--claude", "--global", "--yes"]
     ours = measure(msd, [*msd, "--uninstall"], args.runs)
     rows = [("msd-install", ours)]
+    big = {".claude.json": big_claude_json(4)}
+    heavy = measure(msd, [*msd, "--uninstall"], args.runs, big)
     if ensure_gsd():
         gsd = ["node", str(GSD), "--claude", "--global"]
         rows.append(
@@ -121,6 +143,10 @@ def main() -> None:
             f"{name:<30}{r['install']:>12.0f}{r['reinstall']:>14.0f}{r['uninstall']:>14.0f}"
             f"{r['files']:>8.0f}{r['left']:>22.0f}"
         )
+    print(
+        f"{'msd-install, 4 MB .claude.json':<30}{heavy['install']:>12.0f}"
+        f"{heavy['reinstall']:>14.0f}{heavy['uninstall']:>14.0f}"
+    )
     if len(rows) == 2:
         base = rows[1][1]
         print(

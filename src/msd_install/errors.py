@@ -50,6 +50,12 @@ class FileAccessError(MsdError):
     exit_code = 4
 
 
+class ConcurrentChangeError(MsdError):
+    """A file changed between reading and writing it (another program wrote it)."""
+
+    exit_code = 5
+
+
 class LockTimeoutError(MsdError):
     """Another msd-install run holds the lock of the same runtime root."""
 

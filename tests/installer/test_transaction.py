@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from helpers import build, snapshot
-from msd_install.errors import LockTimeoutError
+from msd_install.errors import ConcurrentChangeError, LockTimeoutError
 from msd_install.installer import engine, lock
 from msd_install.installer.context import GLOBAL, LOCAL, Context
 from msd_install.installer.fs import InjectedFaultError, Transaction
@@ -131,3 +131,26 @@ def test_lock_held_by_another_run_times_out_cleanly(tmp_path: Path) -> None:
         pass
     assert "another msd-install run" in info.value.one_line()
     assert list(root.iterdir()) == []  # the lock file leaves no trace
+
+
+def test_a_config_file_changed_by_another_program_mid_run_is_not_overwritten(
+    tmp_path: Path,
+) -> None:
+    """Claude Code rewrites ~/.claude.json at any time: our edit must never drop its write."""
+    home = tmp_path / "h"
+    build(home, SEED)
+    state = home / ".claude.json"
+    ctx = make_ctx(home)
+    plan = ADAPTERS["claude"].plan(ctx, load())
+
+    def other_program_writes(n: int) -> None:
+        if n == 5:
+            state.write_text('{"numStartups": 2}\n')
+
+    before = snapshot(home)
+    with pytest.raises(ConcurrentChangeError):
+        engine.install(plan, ctx, fault=other_program_writes)
+    after = snapshot(home)
+    assert after.pop(".claude.json")[0] == b'{"numStartups": 2}\n'  # their write survives
+    before.pop(".claude.json")
+    assert after == before  # and everything else of this run was rolled back

@@ -62,6 +62,20 @@ def open_doc(path: Path, raw: bytes | None, fmt: str) -> JsonDocument:
     return doc
 
 
+def check_writable(path: Path) -> None:
+    """A config file the user made read-only is a decision: never edit around it."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return
+    if not mode & 0o222:
+        raise ConfigFileError(
+            "is read-only, so msd-install leaves it alone",
+            path=path,
+            hint="make it writable (chmod u+w) and run again; nothing was changed",
+        )
+
+
 def invert(doc: JsonDocument, ops: list[ConfigOp]) -> tuple[JsonDocument, list[str]]:
     """Undo recorded ops, newest first. Returns the document and notes on ops left in place.
 

@@ -63,8 +63,7 @@ class JsonDocument:
     def indent_unit(self) -> str:
         """The indentation unit: from the first member that starts its own line."""
         for node in _walk(self.root):
-            children: list[int] = [m.start for m in node.members] + [i.start for i in node.items]
-            for start in children:
+            for start in node.parsed_starts():
                 ws = _leading_ws(self.text, start)
                 if ws is not None and ws != _line_indent(self.text, node.start):
                     base = _line_indent(self.text, node.start)
@@ -188,7 +187,8 @@ def _walk(node: Node) -> list[Node]:
     while stack:
         current = stack.pop()
         out.append(current)
-        children = [m.value for m in current.members] + list(current.items)
+        # only spans already parsed: looking deeper would parse all of a huge file
+        children = current.parsed_children()
         stack.extend(reversed(children))
     return out
 

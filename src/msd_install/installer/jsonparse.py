@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 Key = str | int
@@ -24,14 +24,59 @@ class JsonSyntaxError(ValueError):
         self.column = column
 
 
-@dataclass
 class Node:
-    kind: str  # "object" | "array" | "scalar"
-    start: int
-    end: int
-    value: Any
-    members: list[Member] = field(default_factory=list)  # objects
-    items: list[Node] = field(default_factory=list)  # arrays
+    """A JSON value and its span ``[start, end)`` in the text.
+
+    Nested containers of strict JSON are decoded by the json module's C decoder and get their
+    child spans only when someone looks at them (``members``/``items``): a multi-megabyte
+    ``~/.claude.json`` is edited at one key, so parsing every span of it would be wasted.
+    """
+
+    __slots__ = ("_items", "_members", "_source", "end", "kind", "start", "value")
+
+    def __init__(
+        self,
+        kind: str,
+        start: int,
+        end: int,
+        value: Any,
+        source: tuple[str, bool, int] | None = None,
+    ) -> None:
+        self.kind = kind  # "object" | "array" | "scalar"
+        self.start = start
+        self.end = end
+        self.value = value
+        self._members: list[Member] = []
+        self._items: list[Node] = []
+        self._source = source  # (text, jsonc, depth) while the child spans are not parsed yet
+
+    def _load(self) -> None:
+        if self._source is None:
+            return
+        text, jsonc, depth = self._source
+        self._source = None
+        parser = _Parser(text, jsonc)
+        parser.pos, parser.depth = self.start, depth + 1
+        full = parser.obj() if self.kind == "object" else parser.arr()  # this level's spans
+        self._members, self._items = full._members, full._items
+
+    def parsed_children(self) -> list[Node]:
+        """Child values whose spans are parsed already (never triggers parsing)."""
+        return [m.value for m in self._members] + self._items
+
+    def parsed_starts(self) -> list[int]:
+        """Where each parsed child begins: a member at its key, an item at its value."""
+        return [m.start for m in self._members] + [i.start for i in self._items]
+
+    @property
+    def members(self) -> list[Member]:  # objects
+        self._load()
+        return self._members
+
+    @property
+    def items(self) -> list[Node]:  # arrays
+        self._load()
+        return self._items
 
 
 @dataclass
@@ -46,10 +91,19 @@ class Member:
 
 
 WS = " \t\r\n"
+_BLANK = re.compile(r"[ \t\r\n]*")
+_scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
 
 
 MAX_DEPTH = 400  # deeper than any real settings file; keeps the recursive parser safe
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(name)  # NaN / Infinity are not JSON: let the span parser say so
+
+
+_DECODER = json.JSONDecoder(parse_constant=_no_constants)
 
 
 class _Parser:
@@ -66,23 +120,24 @@ class _Parser:
         return JsonSyntaxError(message, line, column)
 
     def skip(self) -> None:
+        """Skip blanks, and comments where JSONC allows them."""
         text, n = self.text, len(self.text)
-        while self.pos < n:
-            ch = text[self.pos]
-            if ch in WS:
-                self.pos += 1
-            elif ch == "/" and self.jsonc and text.startswith("//", self.pos):
+        while True:
+            self.pos = _BLANK.match(text, self.pos).end()  # type: ignore[union-attr]
+            if self.pos >= n or text[self.pos] != "/":
+                return
+            if not self.jsonc:
+                raise self.error("comments are not allowed in this JSON file")
+            if text.startswith("//", self.pos):
                 nl = text.find("\n", self.pos)
                 self.pos = n if nl < 0 else nl
-            elif ch == "/" and self.jsonc and text.startswith("/*", self.pos):
+            elif text.startswith("/*", self.pos):
                 close = text.find("*/", self.pos + 2)
                 if close < 0:
                     raise self.error("unterminated comment")
                 self.pos = close + 2
-            elif ch == "/":
-                raise self.error("comments are not allowed in this JSON file")
             else:
-                return
+                raise self.error("unexpected character '/'")
 
     def document(self) -> Node:
         if self.text.startswith("\ufeff"):
@@ -101,6 +156,10 @@ class _Parser:
             raise self.error("unexpected end of file")
         ch = self.text[self.pos]
         if ch in "{[":
+            if self.depth > 0 and not self.jsonc:
+                lazy = self.fast(ch)
+                if lazy is not None:
+                    return lazy
             self.depth += 1
             if self.depth > MAX_DEPTH:
                 raise self.error(f"nested more than {MAX_DEPTH} levels deep")
@@ -122,25 +181,31 @@ class _Parser:
 
     last_string: str = ""
 
-    def pos_after_string(self) -> int:
+    def fast(self, ch: str) -> Node | None:
+        """Decode a nested container in C; None (parse it here) if it is not plain valid JSON,
+        so that errors are still reported in our words and at our positions."""
         start = self.pos
-        text, i, n = self.text, self.pos + 1, len(self.text)
-        while i < n:
-            ch = text[i]
-            if ch == '"':
-                try:
-                    self.last_string = json.loads(text[start : i + 1])
-                except json.JSONDecodeError as exc:
-                    raise self.error(f"invalid string: {exc.msg}", start) from None
-                self.pos = i + 1
-                return self.pos
-            if ch == "\\":
-                i += 2
-                continue
-            if ch == "\n":
-                break
-            i += 1
-        raise self.error("unterminated string", start)
+        try:
+            value, end = _DECODER.raw_decode(self.text, start)
+        except (ValueError, RecursionError):
+            return None
+        if self.depth + _nesting(value) > MAX_DEPTH:
+            return None
+        self.pos = end
+        kind = "object" if ch == "{" else "array"
+        return Node(kind, start, end, value, (self.text, self.jsonc, self.depth))
+
+    def pos_after_string(self) -> int:
+        """Scan the string at ``pos`` with the json module's C scanner (same rules as it)."""
+        start = self.pos
+        try:
+            self.last_string, self.pos = _scanstring(self.text, start + 1, True)
+        except json.JSONDecodeError as exc:
+            at = exc.pos if exc.pos < len(self.text) else len(self.text)
+            if "Unterminated" in exc.msg or self.text[at : at + 1] in ("\n", "\r", ""):
+                raise self.error("unterminated string", start) from None
+            raise self.error(f"invalid string: {exc.msg}", start) from None
+        return self.pos
 
     def obj(self) -> Node:
         start = self.pos
@@ -207,6 +272,17 @@ class _Parser:
         self.pos += 1
         node.end = self.pos
         return node
+
+
+def _nesting(value: Any) -> int:
+    """How deep containers nest in ``value`` (iteratively; 1 for an empty container)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        current, level = stack.pop()
+        deepest = max(deepest, level)
+        children = current.values() if isinstance(current, dict) else current
+        stack.extend((c, level + 1) for c in children if isinstance(c, (dict, list)))
+    return deepest
 
 
 def parse(text: str, *, jsonc: bool = False) -> Node:

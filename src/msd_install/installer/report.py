@@ -47,8 +47,9 @@ class Result:
 
     @property
     def drift(self) -> bool:
-        """Would an install change anything? (``skip`` is a decision, not drift.)"""
-        return any(a.verb not in ("identical", "skip") for a in self.actions)
+        """Would an install change anything? ``skip`` and ``conflict`` are decisions that a
+        rerun makes again (the user's own entry stays), so they are not drift."""
+        return any(a.verb not in ("identical", "skip", "conflict") for a in self.actions)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -14,7 +14,14 @@ from pathlib import Path
 
 from .. import schemas
 from ..errors import ConfigFileError
-from .configedit import EMPTY_FILE, open_doc, reconcile, satisfied, value_hash
+from .configedit import (
+    EMPTY_FILE,
+    check_writable,
+    open_doc,
+    reconcile,
+    satisfied,
+    value_hash,
+)
 from .context import Context
 from .fs import real_target, sha256_bytes
 from .jsonedit import JsonDocument
@@ -259,9 +266,10 @@ def _resolve_config(
         if raw is not None and text.encode() == raw:
             result.add("identical", path)
             continue
+        check_writable(path)
         if raw is None:
             res.ensure_parent(real_target(path))  # a dangling dotfile link: create its target
-        steps.append(Write(path, text.encode(), None if raw is not None else 0o644))
+        steps.append(Write(path, text.encode(), None if raw is not None else 0o644, expect=raw))
         result.add("create" if raw is None else "update", path)
     return steps
 

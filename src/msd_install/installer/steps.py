@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import ConcurrentChangeError
 from .fs import Transaction
 
 
@@ -23,6 +24,9 @@ class Write:
     content: bytes
     mode: int | None = None  # None: keep the mode of the file it replaces
     barrier: bool = False  # everything written before must be durable first (the manifest)
+    # the bytes resolution read: if the file changed since (Claude Code rewrites its own
+    # ~/.claude.json at any time), the run stops and rolls back instead of losing that write
+    expect: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,12 @@ def execute(steps: list[Step], tx: Transaction) -> list[Path]:
         elif isinstance(step, Write):
             if step.barrier:
                 tx.flush()
+            if step.expect is not None and _current(step.path) != step.expect:
+                raise ConcurrentChangeError(
+                    "changed by another program while msd-install was editing it",
+                    path=step.path,
+                    hint="nothing was changed; run msd-install again",
+                )
             tx.write(step.path, step.content, step.mode)
         elif isinstance(step, Remove):
             if step.path.exists() or step.path.is_symlink():
@@ -62,6 +72,13 @@ def execute(steps: list[Step], tx: Transaction) -> list[Path]:
         elif not tx.rmdir(step.path) and step.path.exists():
             kept.append(step.path)
     return kept
+
+
+def _current(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
 
 
 def missing_dirs(path: Path, planned: set[Path]) -> list[Path]:

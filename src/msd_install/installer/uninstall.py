@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .configedit import EMPTY_FILE, invert, open_doc
+from .configedit import EMPTY_FILE, check_writable, invert, open_doc
 from .fs import real_target, sha256_bytes
 from .manifest import Manifest
 from .report import Result
@@ -36,7 +36,8 @@ def resolve_uninstall(manifest: Manifest, result: Result) -> list[Step]:
             steps.append(Remove(real_target(path)))
             result.add("remove", real_target(path))
         elif doc.text.encode() != raw:
-            steps.append(Write(path, doc.text.encode(), None))
+            check_writable(path)
+            steps.append(Write(path, doc.text.encode(), None, expect=raw))
             result.add("update", path, "msd entries removed")
         else:
             result.add("identical", path)
