@@ -91,9 +91,9 @@ def test_global_install_then_uninstall_gives_back_the_home(home: Path) -> None:
         assert Path(shlex.split(command)[3]).is_file()
     text = (root / "settings.json").read_bytes()
     assert b"\r\n" in text and b"\n" not in text.replace(b"\r\n", b"") and not text.endswith(b"\n")
-    # payload text names the real root
+    # payload text names the real root, home-relative so that spaces in it cannot split it
     help_text = (root / "skills/msd-help/SKILL.md").read_text()
-    assert "~/.claude/" not in help_text
+    assert "@~/.claude/msd-core/workflows/help.md" in help_text
 
     proc = run_cli(["--claude", "--global", "--uninstall", "--yes"], home)
     assert proc.returncode == 0, proc.stderr
@@ -374,3 +374,27 @@ def test_a_hook_whose_script_is_in_conflict_is_not_registered(home: Path) -> Non
     commands = our_commands(settings_of(home / ".claude"))
     assert commands and not [c for c in commands if "secret-read-guard" in c]
     assert (home / ".claude/hooks/msd-secret-read-guard.py").read_text() == "# my own script\n"
+
+
+def test_payload_paths_follow_a_relocated_root(tmp_path: Path) -> None:
+    home = tmp_path / "Jane Doe"
+    home.mkdir()
+    env = {"CLAUDE_CONFIG_DIR": str(home / ".config/claude")}
+    assert run_cli(["--claude", "--global", "--yes"], home, **env).returncode == 0
+    plan_phase = (home / ".config/claude/skills/msd-plan-phase/SKILL.md").read_text()
+    assert "@~/.config/claude/msd-core/workflows/plan-phase.md" in plan_phase
+    assert "~/.claude/" not in plan_phase
+    workflow = (home / ".config/claude/msd-core/workflows/plan-phase.md").read_text()
+    call = next(ln for ln in workflow.splitlines() if "msd-tools init" in ln)
+    command = call.strip().strip("`")
+    assert command.startswith("python3 ~/.config/claude/msd-core/bin/msd-tools init plan-phase")
+    # the command an agent would run, through a real shell, with a space in HOME
+    proc = subprocess.run(
+        ["bash", "-c", "python3 ~/.config/claude/msd-core/bin/msd-tools init plan-phase"],
+        cwd=tmp_path,
+        env={**os.environ, "HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.stdout.startswith("{"), proc.stderr

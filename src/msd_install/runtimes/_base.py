@@ -41,13 +41,19 @@ class Adapter:
 
 
 def root_ref(ctx: Context, root: Path) -> str:
-    """How payload text should name the root once installed (ends with a separator)."""
-    if ctx.is_local:
-        try:
-            return root.relative_to(ctx.cwd).as_posix() + "/"
-        except ValueError:
-            pass
-    return root.as_posix() + "/"
+    """How payload text should name the root once installed (ends with a separator).
+
+    Local: relative to the project (``.claude/``), so a committed ``.claude`` works for every
+    clone. Under the home directory: ``~/...``, because agents paste these paths into shell
+    commands unquoted, and a tilde expansion is never split at spaces the way an absolute
+    ``/home/Jane Doe/...`` would be. Elsewhere: the absolute path.
+    """
+    base = ctx.cwd if ctx.is_local else ctx.home
+    try:
+        rel = root.relative_to(base).as_posix()
+    except ValueError:
+        return root.as_posix() + "/"
+    return f"{rel}/" if ctx.is_local else f"~/{rel}/"
 
 
 def rewrite(text: str, ref: str) -> str:
