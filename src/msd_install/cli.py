@@ -10,6 +10,7 @@ edited (nothing was changed); 5 another run holds the lock; 130 interrupted (rol
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -122,7 +123,8 @@ def cli(
     )
     if scope == LOCAL:
         for name in names:
-            if ADAPTERS[name].root(ctx) == ADAPTERS[name].root(ctx.with_scope(GLOBAL)):
+            here, shared = ADAPTERS[name].root(ctx), ADAPTERS[name].root(ctx.with_scope(GLOBAL))
+            if os.path.realpath(here) == os.path.realpath(shared):
                 raise UsageError(
                     f"--local here would use {ADAPTERS[name].root(ctx)}, the global "
                     "root: run it in a project directory, or pass --global"
@@ -198,8 +200,9 @@ def doctor(as_json: bool) -> None:
     for name, runtime in ADAPTERS.items():
         for scope in (GLOBAL, LOCAL):
             root = runtime.root(ctx.with_scope(scope))
-            if root not in seen:  # in the home directory, local and global are one root
-                seen.add(root)
+            real = Path(os.path.realpath(root))
+            if real not in seen:  # in the home directory, local and global are one root
+                seen.add(real)
                 reports.append(check_health(name, scope, root))
     code = 0 if all(h.healthy for h in reports) else 1
     if as_json:

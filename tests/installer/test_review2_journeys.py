@@ -238,11 +238,6 @@ def test_local_install_hooks_and_mcp_run_from_a_project_path_with_spaces(tmp_pat
     assert snapshot(project) == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: msd-mcp treats a real working directory containing '$name' as an "
-    "unexpanded variable and refuses to start (msdcore/mcp/config.py UNEXPANDED on cwd)",
-)
 def test_mcp_server_starts_in_a_project_whose_path_holds_a_dollar(tmp_path: Path) -> None:
     home = odd_home(tmp_path, "home")
     project = tmp_path / "$work"
@@ -253,11 +248,6 @@ def test_mcp_server_starts_in_a_project_whose_path_holds_a_dollar(tmp_path: Path
     assert json.loads(proc.stdout.splitlines()[0])["id"] == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: a home holding '$name' gives MSD_AUDIT_LOG a path msd-mcp rejects as "
-    "'unexpanded'; the install reports success but the MCP server never starts",
-)
 def test_mcp_server_starts_for_a_home_whose_path_holds_a_dollar(tmp_path: Path) -> None:
     home = odd_home(tmp_path, "me $USER")
     project = tmp_path / "project"
@@ -267,28 +257,18 @@ def test_mcp_server_starts_for_a_home_whose_path_holds_a_dollar(tmp_path: Path) 
     assert proc.returncode == 0, proc.stderr
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: a root outside the home (CLAUDE_CONFIG_DIR / --config-dir) is written into "
-    "workflows as a bare absolute path; a space in it splits the msd-tools command",
-)
-def test_workflow_msd_tools_lines_run_from_a_config_dir_with_a_space(tmp_path: Path) -> None:
+def test_a_config_dir_with_a_space_outside_home_is_refused_cleanly(tmp_path: Path) -> None:
+    """Lead's decision: payload shell lines name the root unquoted; a root outside the home
+    whose path a shell would split is refused up front (exit 2) instead of half-working."""
     home = odd_home(tmp_path, "home")
     config = tmp_path / "Shared Config/claude"
-    project = tmp_path / "project"
-    project.mkdir()
-    assert cli(GLOBAL, home, CLAUDE_CONFIG_DIR=str(config)).returncode == 0
-    text = (config / "msd-core/workflows/new-project.md").read_text()
-    fill = next(line.strip() for line in text.splitlines() if "template fill project.md" in line)
-    proc = bash(fill.replace('"<name>"', '"Demo"'), home, project, CLAUDE_CONFIG_DIR=str(config))
-    assert proc.returncode == 0, proc.stderr
+    before = snapshot(home)
+    proc = cli(GLOBAL, home, CLAUDE_CONFIG_DIR=str(config))
+    assert proc.returncode == 2
+    assert "would break them" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert snapshot(home) == before and not (tmp_path / "Shared Config").exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: '--local' in a home reached through a symlink is not recognised as the "
-    "global root (cli.py compares unresolved paths): the global install turns local",
-)
 def test_local_in_a_symlinked_home_is_refused(tmp_path: Path) -> None:
     real = tmp_path / "real-home"
     real.mkdir()

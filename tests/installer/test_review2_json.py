@@ -164,11 +164,6 @@ def test_a_large_claude_json_round_trips(tmp_path: Path) -> None:
     assert snapshot(home) == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: a valid JSON integer longer than 4300 digits raises ValueError from int() in "
-    "the span parser: 'internal error' exit 3 instead of a one-line file error (or success)",
-)
 @pytest.mark.parametrize("where", ["top", "nested"])
 def test_a_huge_integer_in_settings_is_not_an_internal_error(tmp_path: Path, where: str) -> None:
     home = tmp_path / "home"

@@ -196,6 +196,8 @@ class Transaction:
 
     def rmdir(self, path: Path) -> bool:
         """Remove ``path`` if it is an empty directory; True if removed."""
+        if path.is_symlink():  # the user moved it elsewhere and linked it back: theirs now
+            return False
         try:
             if any(path.iterdir()):
                 return False

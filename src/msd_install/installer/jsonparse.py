@@ -176,8 +176,12 @@ class _Parser:
         match = _NUMBER.match(self.text, start)
         if not match:
             raise self.error(f"unexpected character {ch!r}")
+        try:
+            number = json.loads(match.group())
+        except ValueError:  # e.g. an integer longer than Python will convert
+            raise self.error("number too long", start) from None
         self.pos = match.end()
-        return Node("scalar", start, self.pos, json.loads(match.group()))
+        return Node("scalar", start, self.pos, number)
 
     last_string: str = ""
 
@@ -204,7 +208,8 @@ class _Parser:
             at = exc.pos if exc.pos < len(self.text) else len(self.text)
             if "Unterminated" in exc.msg or self.text[at : at + 1] in ("\n", "\r", ""):
                 raise self.error("unterminated string", start) from None
-            raise self.error(f"invalid string: {exc.msg}", start) from None
+            reason = exc.msg.removesuffix(" at").lower()
+            raise self.error(f"invalid string ({reason})", start) from None
         return self.pos
 
     def obj(self) -> Node:

@@ -28,7 +28,7 @@ from .jsonedit import JsonDocument
 from .manifest import BackupRecord, ConfigRecord, Manifest
 from .plan import IF_ABSENT, MEMBER, ConfigEntry, FileOp, Plan
 from .report import Result
-from .steps import MakeDir, Remove, Step, Symlink, Write, missing_dirs
+from .steps import ABSENT, MakeDir, Remove, Step, Symlink, Write, missing_dirs
 
 PATCHES_DIR = "msd-local-patches"
 BACKUPS_DIR = "msd-backups"
@@ -103,6 +103,10 @@ def _resolve_file(
     rel = new.rel(op.path)
     record = old.files.get(rel) if old else None
     want_sha = sha256_bytes(op.content)
+    if record is not None and record.get("adopted") and not op.path.is_symlink():
+        current = _read(op.path)
+        if current is not None and sha256_bytes(current) != record["sha256"]:
+            record = None  # it was always the user's file, and they have changed it since
     if op.path.is_symlink():
         # Never write through a link in our place: it belongs to the user (dotfiles), even
         # where our file used to be. --force moves the link aside and puts it back later.
@@ -180,7 +184,7 @@ def restore_steps(manifest: Manifest, record: BackupRecord) -> list[Step]:
     backup = manifest.abs(record["backup"])
     if not backup.is_file():
         return []
-    return [Write(path, backup.read_bytes(), record.get("mode") or None), Remove(backup)]
+    return [Write(path, backup.read_bytes(), record.get("mode")), Remove(backup)]
 
 
 def _mode(path: Path) -> int:
@@ -203,11 +207,13 @@ def _remove_stale(
             result.add("skip", path, "no longer part of msd, but modified by you: kept")
         elif record.get("adopted"):
             result.add("skip", path, "no longer part of msd; it was yours before: kept")
-        elif backup is not None:
-            res.steps.extend(restore_steps(old, backup))
+        elif backup is not None and (restore := restore_steps(old, backup)):
+            res.steps.extend(restore)
             new.backups.remove(backup)
             result.add("restore", path, "no longer part of msd: yours is back")
         elif current is not None:
+            if backup is not None:  # the user deleted the backup: nothing to give back
+                new.backups.remove(backup)
             res.steps.append(Remove(path))
             result.add("remove", path, "no longer part of msd")
 
@@ -255,8 +261,8 @@ def _resolve_config(
         if raw is None and not rec.ops:
             continue
         if created and not rec.ops and text == EMPTY_FILE:
-            steps.append(Remove(path))
-            result.add("remove", path)
+            steps.append(Remove(real_target(path)))  # a dotfile link stays; its target goes
+            result.add("remove", real_target(path))
             continue
         _validate(path, entries, raw, text)
         if rec.ops:
@@ -269,7 +275,8 @@ def _resolve_config(
         check_writable(path)
         if raw is None:
             res.ensure_parent(real_target(path))  # a dangling dotfile link: create its target
-        steps.append(Write(path, text.encode(), None if raw is not None else 0o644, expect=raw))
+        mode = None if raw is not None else 0o644
+        steps.append(Write(path, text.encode(), mode, expect=ABSENT if raw is None else raw))
         result.add("create" if raw is None else "update", path)
     return steps
 

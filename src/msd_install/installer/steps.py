@@ -18,6 +18,9 @@ class MakeDir:
     path: Path
 
 
+ABSENT = b"\0msd:absent"  # ``Write.expect`` for a file that must still not exist
+
+
 @dataclass(frozen=True)
 class Write:
     path: Path
@@ -57,7 +60,8 @@ def execute(steps: list[Step], tx: Transaction) -> list[Path]:
         elif isinstance(step, Write):
             if step.barrier:
                 tx.flush()
-            if step.expect is not None and _current(step.path) != step.expect:
+            now = _current(step.path)
+            if step.expect is not None and (ABSENT if now is None else now) != step.expect:
                 raise ConcurrentChangeError(
                     "changed by another program while msd-install was editing it",
                     path=step.path,

@@ -8,11 +8,13 @@ Shared shapes live here so that a Claude-like runtime is a short module of data.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from .. import __version__
+from ..errors import UsageError
 from ..installer.context import Context
 from ..installer.plan import FileOp, Plan
 from ..payload import PLACEHOLDER_ROOT, DataFile, Payload
@@ -51,9 +53,21 @@ def root_ref(ctx: Context, root: Path) -> str:
     base = ctx.cwd if ctx.is_local else ctx.home
     try:
         rel = root.relative_to(base).as_posix()
+        ref = f"{rel}/" if ctx.is_local else f"~/{rel}/"
     except ValueError:
-        return root.as_posix() + "/"
-    return f"{rel}/" if ctx.is_local else f"~/{rel}/"
+        ref = root.as_posix() + "/"
+    bad = _SHELL_UNSAFE.search(ref)
+    if bad:
+        raise UsageError(
+            f"msd cannot live in {root}: its workflows name that directory in shell commands, "
+            f"where {bad.group()!r} would break them; choose a directory without it"
+        )
+    return ref
+
+
+# what may appear unquoted in a shell word (the home directory itself is exempt: "~" expands
+# to it without word splitting, so only the part after "~/" is checked)
+_SHELL_UNSAFE = re.compile(r"[^A-Za-z0-9_./~@%+=:,-]")
 
 
 def rewrite(text: str, ref: str) -> str:

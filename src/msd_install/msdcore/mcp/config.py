@@ -22,7 +22,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-UNEXPANDED = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%")
+# A client that expands ${VAR} in its config (Claude Code does) passes an unset one through
+# as literal text. Only that form is treated as unexpanded: a real directory may well be
+# called "$work", and a value starting with a bare $VAR or %VAR% is not absolute anyway.
+UNEXPANDED = re.compile(r"\$\{[^}]*\}")
 LEVEL_NAMES = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
@@ -67,7 +70,7 @@ def workspace_root(env: Mapping[str, str], cwd: str | None, home: str | None) ->
         raise ConfigError(f"{source} is empty")
     if "\x00" in value:
         raise ConfigError(f"{source} contains a NUL byte")
-    if UNEXPANDED.search(value):
+    if source == "MSD_WORKSPACE" and UNEXPANDED.search(value):
         raise ConfigError(
             f"{source} is an unexpanded variable ({value!r}); the client did not set it"
         )
