@@ -23,7 +23,18 @@ import tempfile
 import time
 from pathlib import Path
 
-HOOKS = Path(__file__).resolve().parents[1] / "src" / "msd_install" / "payload" / "data" / "hooks"
+
+def assembled_hooks() -> Path:
+    """The hooks as installed (shared blocks inlined by msd_install.payload)."""
+    from msd_install.payload import load
+
+    folder = Path(tempfile.mkdtemp(prefix="msd-hooks-bench-"))
+    for hook in load().hooks:
+        (folder / hook.script).write_bytes(hook.content)
+    return folder
+
+
+HOOKS = assembled_hooks()
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "msd-install-e2e" / "gsd"
 SESSION = "bench-3f2a9c1e-7b4d-4e8a"
 

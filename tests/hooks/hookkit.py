@@ -2,13 +2,32 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-HOOKS_DIR = Path(__file__).resolve().parents[2] / "src/msd_install/payload/data/hooks"
+SOURCE_DIR = Path(__file__).resolve().parents[2] / "src/msd_install/payload/data/hooks"
+
+
+def _assembled() -> Path:
+    """The hooks as the installer ships them: each a lone file with its shared blocks inlined
+    (``msd_install.payload.assemble_hook``). Every hook test runs these, never the sources."""
+    from msd_install.payload import load
+
+    folder = Path(tempfile.mkdtemp(prefix="msd-hooks-"))
+    atexit.register(shutil.rmtree, folder, True)
+    for hook in load().hooks:
+        (folder / hook.script).write_bytes(hook.content)
+    shutil.copy(SOURCE_DIR / "hooks.json", folder / "hooks.json")
+    return folder
+
+
+HOOKS_DIR = _assembled()
 
 
 @dataclass(frozen=True)

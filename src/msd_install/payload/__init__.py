@@ -10,6 +10,7 @@ stdlib runtime package ``msd_install.msdcore`` is shipped as ``msd-core/lib/msdc
 from __future__ import annotations
 
 import json
+import re
 import sys
 from dataclasses import dataclass
 from functools import cache
@@ -157,6 +158,33 @@ def _str(doc: Document, key: str) -> str:
     return value
 
 
+_BLOCK_START = re.compile(r"^# >>> ([a-z-]+)\b.*>>>$", re.M)
+
+
+def assemble_hook(source: str, blocks: Traversable) -> str:
+    """Fill each ``# >>> NAME ... >>>`` / ``# <<< NAME <<<`` pair with ``blocks/NAME.pyblock``.
+
+    Hooks share code (stdin with a timeout, the runtime dialects, a shell splitter) but each is
+    installed as one file run as ``python -I -S <file>``: it cannot import anything of ours.
+    So the shared code is kept once, in ``hooks/_blocks/``, and inlined here at install time.
+    """
+    out: list[str] = []
+    pos = 0
+    for match in _BLOCK_START.finditer(source):
+        name = match.group(1)
+        end_marker = f"# <<< {name} <<<"
+        end = source.find(end_marker, match.end())
+        if end < 0:
+            raise PayloadError(f"hook block {name} is not closed")
+        block = blocks.joinpath(f"{name}.pyblock")
+        if not block.is_file():
+            raise PayloadError(f"hook block {name} is not in the payload")
+        out += [source[pos : match.end()], "\n", block.read_text(encoding="utf-8")]
+        pos = end
+    out.append(source[pos:])
+    return "".join(out)
+
+
 def _hooks() -> tuple[HookSpec, ...]:
     folder = _data().joinpath("hooks")
     registry = folder.joinpath("hooks.json")
@@ -167,6 +195,7 @@ def _hooks() -> tuple[HookSpec, ...]:
         script = folder.joinpath(item["script"])
         if not script.is_file():
             raise PayloadError(f"hooks.json names {item['script']}, which is not in the payload")
+        text = assemble_hook(script.read_text(encoding="utf-8"), folder.joinpath("_blocks"))
         specs.append(
             HookSpec(
                 item["name"],
@@ -174,7 +203,7 @@ def _hooks() -> tuple[HookSpec, ...]:
                 item.get("event"),
                 item.get("matcher"),
                 item.get("timeout"),
-                script.read_bytes(),
+                text.encode("utf-8"),
             )
         )
     return tuple(specs)
