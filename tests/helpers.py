@@ -15,25 +15,23 @@ Tree = dict[str, Any]
 
 
 def snapshot(root: Path, *, stat: bool = False) -> Tree:
-    """Every file and directory under ``root``: bytes (and mode/mtime/inode when ``stat``)."""
+    """Every path under ``root``: bytes and mode (plus mtime and inode when ``stat``);
+    a directory as its mode; a symlink as the link itself (never followed, dangling is fine)."""
     out: Tree = {}
     for dirpath, dirnames, filenames in os.walk(root):
         base = Path(dirpath)
-        for name in dirnames:
+        for name in dirnames + filenames:
             p = base / name
-            out[p.relative_to(root).as_posix() + "/"] = oct(p.stat().st_mode & 0o7777)
-        for name in filenames:
-            p = base / name
-            st = p.lstat()
-            if stat:
-                out[p.relative_to(root).as_posix()] = (
-                    p.read_bytes(),
-                    st.st_mode,
-                    st.st_mtime_ns,
-                    st.st_ino,
-                )
+            rel = p.relative_to(root).as_posix()
+            if p.is_symlink():
+                out[rel] = ("link", os.readlink(p))
+            elif p.is_dir():
+                out[rel + "/"] = oct(p.stat().st_mode & 0o7777)
+            elif stat:
+                st = p.lstat()
+                out[rel] = (p.read_bytes(), st.st_mode, st.st_mtime_ns, st.st_ino)
             else:
-                out[p.relative_to(root).as_posix()] = (p.read_bytes(), oct(st.st_mode & 0o7777))
+                out[rel] = (p.read_bytes(), oct(p.stat().st_mode & 0o7777))
     return out
 
 

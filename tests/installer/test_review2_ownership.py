@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from helpers import build, run_cli
+from helpers import build, run_cli, snapshot
 from msd_install.errors import ConcurrentChangeError
 from msd_install.installer import engine
 from msd_install.installer.context import GLOBAL, Context
@@ -30,21 +29,7 @@ SETTINGS = '{\n  "permissions": {"allow": ["Bash(ls)"]},\n  "model": "sonnet"\n}
 CLAUDE_JSON = '{\n  "numStartups": 3,\n  "mcpServers": {"theirs": {"command": "x"}}\n}\n'
 
 
-def snap(root: Path) -> dict[str, Any]:
-    """Every path under ``root`` with bytes and mode; symlinks as links (never followed)."""
-    out: dict[str, Any] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        base = Path(dirpath)
-        for name in dirnames + filenames:
-            p = base / name
-            rel = p.relative_to(root).as_posix()
-            if p.is_symlink():
-                out[rel] = ("link", os.readlink(p))
-            elif p.is_dir():
-                out[rel + "/"] = oct(p.stat().st_mode & 0o7777)
-            else:
-                out[rel] = (p.read_bytes(), oct(p.stat().st_mode & 0o7777))
-    return out
+snap = snapshot  # symlink-aware: links are recorded as links
 
 
 def ctx_for(home: Path, **kw: Any) -> Context:

@@ -9,7 +9,6 @@ where a different plan (an upgrade) or a precisely timed race must be built.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -27,21 +26,7 @@ INSTALL = ["--claude", "--global", "--yes"]
 UNINSTALL = [*INSTALL, "--uninstall"]
 
 
-def snap(root: Path) -> dict[str, Any]:
-    """Like ``helpers.snapshot`` but records symlinks as links."""
-    out: dict[str, Any] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        base = Path(dirpath)
-        for name in dirnames + filenames:
-            p = base / name
-            rel = p.relative_to(root).as_posix()
-            if p.is_symlink():
-                out[rel] = ("link", os.readlink(p))
-            elif p.is_dir():
-                out[rel + "/"] = oct(p.stat().st_mode & 0o7777)
-            else:
-                out[rel] = (p.read_bytes(), oct(p.stat().st_mode & 0o7777))
-    return out
+snap = snapshot  # symlink-aware: links are recorded as links
 
 
 def cli(args: list[str], home: Path, cwd: Path | None = None, **env: str) -> Any:

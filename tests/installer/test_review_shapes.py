@@ -7,7 +7,6 @@ tests; shapes that expose a bug assert the correct behaviour and are ``xfail(str
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -19,21 +18,7 @@ GLOBAL = ["--claude", "--global", "--yes"]
 UNINSTALL = [*GLOBAL, "--uninstall"]
 
 
-def snap(root: Path) -> dict[str, Any]:
-    """Like ``helpers.snapshot`` but records symlinks as links (and survives dangling ones)."""
-    out: dict[str, Any] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        base = Path(dirpath)
-        for name in dirnames + filenames:
-            p = base / name
-            rel = p.relative_to(root).as_posix()
-            if p.is_symlink():
-                out[rel] = ("link", os.readlink(p))
-            elif p.is_dir():
-                out[rel + "/"] = oct(p.stat().st_mode & 0o7777)
-            else:
-                out[rel] = (p.read_bytes(), oct(p.stat().st_mode & 0o7777))
-    return out
+snap = snapshot  # symlink-aware: links are recorded as links
 
 
 def cli(args: list[str], home: Path, cwd: Path | None = None, **env: str) -> Any:
