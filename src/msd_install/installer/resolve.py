@@ -37,7 +37,6 @@ BACKUPS_DIR = "msd-backups"
 @dataclass
 class Resolution:
     steps: list[Step] = field(default_factory=list)
-    manifest: Manifest | None = None
     planned_dirs: set[Path] = field(default_factory=set)
     not_installed: set[Path] = field(default_factory=set)  # plan files left out (conflicts)
 
@@ -91,7 +90,6 @@ def resolve_install(
         rel = new.rel(directory)
         if rel not in new.dirs:
             new.dirs.append(rel)
-    res.manifest = new
     if old is None or old.to_bytes() != new.to_bytes():
         res.steps.append(Write(new.path, new.to_bytes(), 0o644, barrier=True))
     return res
