@@ -40,21 +40,22 @@ class RawServer:
         deadline = time.monotonic() + timeout
         sel = selectors.DefaultSelector()
         sel.register(self._fd, selectors.EVENT_READ)
+        chunks = [self._buf]
         try:
-            while b"\n" not in self._buf:
+            while b"\n" not in chunks[-1]:
                 left = deadline - time.monotonic()
                 if left <= 0 or not sel.select(left):
-                    raise TimeoutError(f"no line within {timeout}s; have {self._buf[:200]!r}")
+                    have = b"".join(chunks)[:200]
+                    self._buf = b"".join(chunks)
+                    raise TimeoutError(f"no line within {timeout}s; have {have!r}")
                 chunk = os.read(self._fd, 1 << 20)
                 if not chunk:
-                    if self._buf:
-                        line, self._buf = self._buf, b""
-                        return line
-                    return None
-                self._buf += chunk
+                    rest, self._buf = b"".join(chunks), b""
+                    return rest or None
+                chunks.append(chunk)
         finally:
             sel.close()
-        line, _, self._buf = self._buf.partition(b"\n")
+        line, _, self._buf = b"".join(chunks).partition(b"\n")
         return line
 
     def recv(self, timeout: float = TIMEOUT) -> dict[str, Any]:

@@ -50,9 +50,13 @@ def audited(raw: RawServer, ws: Path, audit_path: Path) -> Path:
     return audit_path
 
 
-def test_each_mutating_call_appends_one_chained_record(audited: Path) -> None:
+def outcomes(path: Path) -> list[dict]:  # type: ignore[type-arg]
+    return [r for r in records(path) if r["stage"] == "outcome"]
+
+
+def test_each_change_has_an_intent_first_and_each_call_an_outcome(audited: Path) -> None:
     recs = records(audited)
-    assert [r["tool"] for r in recs] == [
+    assert [r["tool"] for r in outcomes(audited)] == [
         "write_file",
         "edit_file",
         "edit_file",
@@ -60,7 +64,23 @@ def test_each_mutating_call_appends_one_chained_record(audited: Path) -> None:
         "move_file",
         "write_file",
     ]
-    assert [r["seq"] for r in recs] == [1, 2, 3, 4, 5, 6]
+    # Every change was announced (and fsync-ed) before it happened, by the same call.
+    assert [(r["stage"], r["tool"], r.get("op")) for r in recs] == [
+        ("intent", "write_file", "create"),
+        ("outcome", "write_file", None),
+        ("intent", "edit_file", "write"),
+        ("outcome", "edit_file", None),
+        ("outcome", "edit_file", None),  # the dry run changes nothing
+        ("intent", "create_directory", "mkdir"),
+        ("outcome", "create_directory", None),
+        ("intent", "move_file", "move"),
+        ("outcome", "move_file", None),
+        ("outcome", "write_file", None),  # refused before any change
+    ]
+    calls = [r["call"] for r in recs]
+    assert calls[0] == calls[1] and calls[2] == calls[3] and calls[7] == calls[8]
+    assert len(set(calls)) == 6
+    assert [r["seq"] for r in recs] == list(range(1, 11))
     lines = audited.read_bytes().splitlines()
     assert recs[0]["prev_hash"] is None
     assert [r["prev_hash"] for r in recs[1:]] == [sha(line) for line in lines[:-1]]
@@ -73,17 +93,14 @@ def test_each_mutating_call_appends_one_chained_record(audited: Path) -> None:
 
 
 def test_records_hold_relative_paths_hashes_and_outcomes(audited: Path) -> None:
-    write, edit, dry, mkdir, move, refused = records(audited)
+    write, edit, dry, mkdir, move, refused = outcomes(audited)
     assert write["paths"] == [
         {"path": "notes.txt", "before_sha256": None, "after_sha256": sha(b"v1\n")}
     ]
     assert edit["paths"] == [
         {"path": "notes.txt", "before_sha256": sha(b"v1\n"), "after_sha256": sha(b"v2\n")}
     ]
-    assert (
-        dry["dry_run"] is True
-        and dry["paths"][0]["before_sha256"] == dry["paths"][0]["after_sha256"]
-    )
+    assert dry["dry_run"] is True and dry["paths"] == []
     assert mkdir["paths"] == [{"path": "docs", "before_sha256": None, "after_sha256": None}]
     assert move["paths"] == [
         {"path": "notes.txt", "before_sha256": sha(b"v2\n"), "after_sha256": None},
@@ -94,21 +111,28 @@ def test_records_hold_relative_paths_hashes_and_outcomes(audited: Path) -> None:
         "outside_workspace",
         [],
     )
+    intent = records(audited)[0]
+    assert (intent["path"], intent["before_sha256"], intent["after_sha256"]) == (
+        "notes.txt",
+        None,
+        sha(b"v1\n"),
+    )
     args = {"path": "notes.txt", "content": "v1\n"}
     canonical = json.dumps(args, sort_keys=True, separators=(",", ":")).encode()
     assert write["outcome"] == "ok" and write["args_sha256"] == sha(canonical)
 
 
 def test_verify_accepts_an_intact_log(audited: Path) -> None:
-    assert verify(audited) == (0, "ok: 6 records, chain intact\n")
+    assert verify(audited) == (0, "ok: 10 records, chain intact\n")
 
 
 def test_verify_reports_an_edited_line(audited: Path) -> None:
     lines = audited.read_text().splitlines(keepends=True)
-    lines[2] = lines[2].replace('"outcome":"ok"', '"outcome":"error"')
+    assert '"outcome":"ok"' in lines[3]
+    lines[3] = lines[3].replace('"outcome":"ok"', '"outcome":"error"')
     audited.write_text("".join(lines))
     code, out = verify(audited)
-    assert code == 1 and out.startswith("broken: line 3: altered")
+    assert code == 1 and out.startswith("broken: line 4: altered")
 
 
 def test_verify_reports_a_deleted_line(audited: Path) -> None:
@@ -144,10 +168,10 @@ def test_torn_last_line_is_reported_not_broken_and_blocks_further_mutations(
     audited: Path, server_env: dict[str, str], ws: Path, tmp_path: Path
 ) -> None:
     with audited.open("ab") as f:
-        f.write(b'{"v":1,"seq":7,"ts":"2026-')
+        f.write(b'{"v":1,"seq":11,"ts":"2026-')
     assert verify(audited) == (
         0,
-        "note: line 7 is incomplete (torn write); ignored\nok: 6 records, chain intact\n",
+        "note: line 11 is incomplete (torn write); ignored\nok: 10 records, chain intact\n",
     )
     server = RawServer(
         [sys.executable, "-m", "msd_install.msdcore.mcp"], server_env, tmp_path / "e.log"

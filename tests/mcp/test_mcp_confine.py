@@ -14,9 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from msd_install.msdcore.confine import resolve
+from msd_install.msdcore.confine import realpath, resolve
 from msd_install.msdcore.fstools import FILE_TOOLS
-from msd_install.msdcore.safeio import read_bytes, write_bytes
+from msd_install.msdcore.safeio import read_bytes
+from msd_install.msdcore.safewrite import write_bytes
 from msd_install.msdcore.toolspec import ToolContext, ToolError
 
 TOOLS = {t.name: t for t in FILE_TOOLS}
@@ -247,7 +248,7 @@ def test_symlink_replaced_between_check_and_open_is_refused(layout: tuple[Path, 
     with pytest.raises(OSError):
         read_bytes(real_root, target.parts, 1024)
     with pytest.raises(OSError):
-        write_bytes(real_root, target.parts, b"PWNED")
+        write_bytes(ToolContext(root=real_root), target.parts, b"PWNED")
     assert (outside / "a.txt").read_text() == "OUTSIDE\n"
 
 
@@ -262,7 +263,7 @@ def test_leaf_replaced_by_symlink_after_check_is_not_written_through(
     with pytest.raises(OSError):
         read_bytes(real_root, target.parts, 1024)
     with pytest.raises(ToolError) as info:
-        write_bytes(real_root, target.parts, b"PWNED")
+        write_bytes(ToolContext(root=real_root), target.parts, b"PWNED")
     assert info.value.code == "path_changed"
     assert (outside / "secret.txt").read_text() == "SECRET\n"
 
@@ -340,3 +341,20 @@ def test_resolve_never_yields_a_path_outside_the_root(
     real = os.path.realpath(target.real)
     assert os.path.commonpath([real, str(real_root)]) == str(real_root)
     assert target.real == real_root.joinpath(*target.parts)
+
+
+@settings(
+    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(parts=st.lists(SEGMENTS | st.sampled_from(["loop", "up", "chain1"]), min_size=1, max_size=8))
+def test_the_fast_realpath_agrees_with_os_realpath(
+    links: tuple[Path, Path], parts: list[str]
+) -> None:
+    root, _ = links
+    if not (root / "inlink").is_symlink():
+        (root / "inlink").symlink_to("sub")
+        (root / "sub" / "loop").symlink_to("loop")
+        (root / "sub" / "up").symlink_to("../sub/../dirlink")
+    real_root = Path(os.path.realpath(root))
+    path = f"{real_root}/{'/'.join(parts)}"
+    assert realpath(real_root, path) == os.path.realpath(path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 
 import msd_install
 from msd_install.msdcore.mcp import protocol, registry
-from msd_install.msdcore.mcp.schema import unsupported_keywords, validate
+from msd_install.msdcore.mcp.schema import plain_json, unsupported_keywords, validate
 
 MSDCORE = Path(msd_install.__file__).parent / "msdcore"
 OWNED = sorted(
@@ -141,16 +142,31 @@ CASES = [
 ]
 
 
+# Deliberately stricter than JSON Schema: an integral float for an integer would reach the
+# tool as a Python float (and break a slice, say), so it is -32602 instead.
+STRICTER = [{"s": "ab", "n": 2.0}]
+
+
 @pytest.mark.parametrize("value", CASES)
 def test_small_validator_agrees_with_jsonschema(value: object) -> None:
-    expected = jsonschema.Draft202012Validator(SCHEMA).is_valid(value)
+    expected = jsonschema.Draft202012Validator(SCHEMA).is_valid(value) and value not in STRICTER
     assert (validate(value, SCHEMA) == []) == expected
 
 
-def test_every_mutating_tool_names_the_paths_it_touches() -> None:
-    # Without touched_paths the audit log could not record before/after hashes for the call.
-    loose = [t.name for t in registry.build() if not t.read_only and t.touched_paths is None]
-    assert loose == []
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ({"a": "\ud800"}, "lone surrogate"),
+        ({"\udc80": 1}, "lone surrogate"),
+        ({"a": [float("nan")]}, "finite"),
+        ({"a": float("inf")}, "finite"),
+        ({"a": functools.reduce(lambda acc, _: [acc], range(100), [])}, "nested deeper"),
+    ],
+)
+def test_plain_json_refuses_what_no_tool_should_see(value: object, problem: str) -> None:
+    found = plain_json(value)
+    assert len(found) == 1 and problem in found[0]
+    assert plain_json({"a": [1, 2.5, "ü", {"b": None}]}) == []
 
 
 def test_start_up_path_stays_lean() -> None:

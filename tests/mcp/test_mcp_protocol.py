@@ -81,10 +81,14 @@ def test_tools_call_returns_structured_content_and_one_text_block(raw: RawServer
     raw.initialize()
     result = raw.call("read_text_file", {"path": "hello.txt", "limit": 1})
     assert result["isError"] is False
-    assert result["structuredContent"]["content"] == "line one\n"
     assert result["structuredContent"]["truncated"] is True
-    assert len(result["content"]) == 1
-    assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
+    assert result["structuredContent"]["next_offset"] == 1
+    # The file text is in structuredContent (all Claude Code shows the model) and, for
+    # clients that read content, its own block after the JSON of the rest.
+    assert result["structuredContent"]["content"] == "line one\n"
+    assert [c["text"] for c in result["content"][1:]] == ["line one\n"]
+    rest = {k: v for k, v in result["structuredContent"].items() if k != "content"}
+    assert json.loads(result["content"][0]["text"]) == rest
 
 
 def test_tool_failure_is_an_is_error_result(raw: RawServer) -> None:
@@ -208,7 +212,8 @@ def test_one_message_per_line_with_non_ascii_content(raw: RawServer, ws) -> None
     )
     line = raw.read_line()
     assert line is not None and b"\n" not in line
-    assert json.loads(line)["result"]["structuredContent"]["content"] == "a\u2028b\nçé\n"
+    assert json.loads(line)["result"]["content"][1]["text"] == "a\u2028b\nçé\n"
+    assert "çé".encode() in line  # UTF-8 on the wire, not six-byte escapes
 
 
 # --- 2026-07-28 (stateless) era ---

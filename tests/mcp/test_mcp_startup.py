@@ -114,13 +114,37 @@ def test_unknown_arguments_print_usage(tmp_path: Path, ws: Path) -> None:
     assert done.returncode == 2 and "usage: msd-mcp" in done.stderr and done.stdout == ""
 
 
-def test_missing_audit_log_is_a_warning_and_mutations_still_work(tmp_path: Path, ws: Path) -> None:
-    env = {**bare_env(tmp_path), "MSD_WORKSPACE": str(ws)}
+def test_unset_audit_log_goes_to_the_users_state_dir(tmp_path: Path, ws: Path) -> None:
+    """A project install registers no MSD_AUDIT_LOG: the log of whoever runs the server."""
+    env = {k: v for k, v in bare_env(tmp_path).items() if k != "XDG_STATE_HOME"}
+    server = RawServer(SERVER, {**env, "MSD_WORKSPACE": str(ws)}, tmp_path / "err.log")
+    server.initialize()
+    assert server.call("write_file", {"path": "n.txt", "content": "x"})["isError"] is False
+    assert server.close() == 0
+    log = tmp_path / "home" / ".local" / "state" / "msd" / "audit.jsonl"
+    assert "n.txt" in log.read_text(encoding="utf-8")
+    assert "not be audited" not in server.stderr()
+
+
+def test_xdg_state_home_is_followed_when_absolute(tmp_path: Path, ws: Path) -> None:
+    state = tmp_path / "state"
+    env = {**bare_env(tmp_path), "MSD_WORKSPACE": str(ws), "XDG_STATE_HOME": str(state)}
     server = RawServer(SERVER, env, tmp_path / "err.log")
     server.initialize()
     assert server.call("write_file", {"path": "n.txt", "content": "x"})["isError"] is False
     assert server.close() == 0
-    assert server.stderr().count("MSD_AUDIT_LOG is not set") == 1
+    assert "n.txt" in (state / "msd" / "audit.jsonl").read_text(encoding="utf-8")
+
+
+def test_no_audit_log_and_no_home_is_a_warning_and_mutations_still_work(
+    tmp_path: Path, ws: Path
+) -> None:
+    env = {k: v for k, v in bare_env(tmp_path).items() if k != "HOME"}
+    server = RawServer(SERVER, {**env, "MSD_WORKSPACE": str(ws)}, tmp_path / "err.log")
+    server.initialize()
+    assert server.call("write_file", {"path": "n.txt", "content": "x"})["isError"] is False
+    assert server.close() == 0
+    assert server.stderr().count("file changes will not be audited") == 1
 
 
 @pytest.fixture
@@ -155,7 +179,8 @@ def test_installed_launcher_serves_with_isolated_interpreter(
         text=True,
         timeout=20,
     )
-    assert (verify.returncode, verify.stdout) == (0, "ok: 1 records, chain intact\n")
+    # one intent record before the write, one outcome record after the call
+    assert (verify.returncode, verify.stdout) == (0, "ok: 2 records, chain intact\n")
 
 
 def test_installed_launcher_guards_stdout_against_rogue_tools(

@@ -3,6 +3,7 @@ as the CLI, ``project_path`` confinement, touched paths, and one call through th
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -14,6 +15,7 @@ import jsonschema
 import pytest
 from msdtools_util import cli_env, ok
 
+from msd_install.msdcore.callguard import CallGuard, Change
 from msd_install.msdcore.mcp.schema import unsupported_keywords
 from msd_install.msdcore.planning.tools import PLANNING_TOOLS
 from msd_install.msdcore.toolspec import ToolContext, ToolError, ToolSpec
@@ -67,7 +69,6 @@ def test_every_operation_is_a_tool_with_strict_inputs() -> None:
         assert unsupported_keywords(spec.input_schema) == set(), spec.name
         assert spec.input_schema["additionalProperties"] is False
         assert "project_path" in spec.input_schema["properties"]
-        assert (spec.touched_paths is None) == spec.read_only, spec.name
         jsonschema.validate({"project_path": "proj", **CALLS[spec.name]}, spec.input_schema)
 
 
@@ -121,28 +122,38 @@ def test_project_path_must_be_a_directory(project: Path) -> None:
     assert info.value.code == "not_found"
 
 
-def test_touched_paths_name_the_files_that_change(project: Path) -> None:
-    ctx = _ctx(project)
-    real = project.resolve()
+def _tree(top: Path) -> dict[str, str]:
+    """Every entry below ``top``: a file's sha256, or 'dir' / 'link'."""
+    out = {}
+    for path in top.rglob("*"):
+        rel = path.relative_to(top).as_posix()
+        if path.is_symlink():
+            out[rel] = "link"
+        elif path.is_dir():
+            out[rel] = "dir"
+        else:
+            out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
 
-    def touched(name: str, args: dict[str, Any]) -> list[Path]:
-        spec = BY_NAME[name]
-        assert spec.touched_paths is not None
-        return spec.touched_paths(ctx, {"project_path": "proj", **args})
 
-    assert touched("state_update", CALLS["state_update"]) == [real / ".planning/STATE.md"]
-    assert touched("phase_insert", CALLS["phase_insert"]) == [
-        real / ".planning/ROADMAP.md",
-        real / ".planning/STATE.md",
-    ]
-    predicted = touched("todo_add", {"title": "Cache it"})
-    created = _call(BY_NAME["todo_add"], project, {"title": "Cache it"})
-    assert predicted == [real / created["path"]]
-    moved = touched("todo_done", {"id": "1"})
-    done = _call(BY_NAME["todo_done"], project, {"id": "1"})
-    assert moved == [real / created["path"], real / done["path"]]
-    assert touched("template_fill", {"name": "x"}) == []
-    assert touched("template_fill", CALLS["template_fill"]) == [real / "notes/todo.md"]
+@pytest.mark.parametrize("name", sorted(n for n, s in BY_NAME.items() if not s.read_only))
+def test_the_journal_names_exactly_what_changes(project: Path, name: str) -> None:
+    if name == "todo_done":
+        ok(project, "todo", "add", "First")
+    journaled: list[Change] = []
+    guard = CallGuard(journal=journaled.append)
+    ctx = ToolContext(root=project.parent.resolve(), env={}, guard=guard)
+    before = _tree(project.parent)
+    BY_NAME[name].run(ctx, {"project_path": "proj", **CALLS[name]})
+    after = _tree(project.parent)
+    changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+    named = {c.path for c in journaled} | {c.to for c in journaled if c.to}
+    assert named == changed, name
+    assert guard.changes == journaled  # every announced change happened
+    for change in journaled:  # and the hashes are what is on disk now
+        if change.op in ("write", "create"):
+            assert after[change.path] == change.after_sha256
+            assert before.get(change.path) == change.before_sha256
 
 
 def test_a_planning_tool_through_the_real_server_is_audited(
@@ -197,9 +208,17 @@ def test_a_planning_tool_through_the_real_server_is_audited(
     assert json.loads(inserted["content"][0]["text"]) == inserted["structuredContent"]
     assert replies[3]["result"]["isError"] is True
     assert (project / ".planning/phases/01.1-hot-fix").is_dir()
-    record = json.loads(audit.read_text().splitlines()[0])
+    records = [json.loads(line) for line in audit.read_text().splitlines()]
+    intents = [r for r in records if r["stage"] == "intent"]
+    record = next(r for r in records if r["stage"] == "outcome")
     assert record["tool"] == "phase_insert" and record["outcome"] == "ok"
+    assert {r["path"] for r in intents} == {
+        "proj/.planning/ROADMAP.md",
+        "proj/.planning/STATE.md",
+        "proj/.planning/phases/01.1-hot-fix",
+    }
     changed = {p["path"]: p for p in record["paths"]}
-    assert set(changed) == {"proj/.planning/ROADMAP.md", "proj/.planning/STATE.md"}
-    assert all(p["before_sha256"] != p["after_sha256"] for p in changed.values())
+    assert set(changed) == {i["path"] for i in intents}
+    files = {k: v for k, v in changed.items() if not k.endswith("hot-fix")}
+    assert all(p["before_sha256"] != p["after_sha256"] for p in files.values())
     assert os.stat(audit).st_size > 0

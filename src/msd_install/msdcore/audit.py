@@ -1,14 +1,20 @@
-"""The audit log of mutating tool calls, and its verifier.
+"""The audit log of mutating tool calls: append-only, hash-chained, and failing closed.
 
-One JSON line per call, appended with a single ``os.write`` to an ``O_APPEND | O_CREAT |
-O_CLOEXEC`` 0600 descriptor, length-checked, then ``fsync``-ed. Each record carries ``seq`` and
-``prev_hash`` (sha256 of the previous line's bytes), so an edited, deleted or reordered line
-breaks the chain. Several server processes may share one log: an exclusive ``flock`` around
-"read the last line, append the next" keeps the chain linear.
+A mutating call writes an **intent** record for every change *before* making it (fsync-ed), and
+one **outcome** record when it ends. If an intent cannot be written, the change does not
+happen, so the log can never miss a change that was made: a log with a garbage last line, on
+a full disk (``/dev/full``), unwritable, replaced by a symlink or by anything but a regular
+file refuses the change instead of reporting ``audit_failed`` after it.
 
-The log is never repaired or rewritten. A torn last line (a crash mid-write) is reported by
-``verify`` but is not a chain error; appending after it would bury it mid-file, so ``AuditLog``
-refuses to append until the file is moved aside.
+Records are one JSON line each, written with a single ``os.write`` to an ``O_APPEND`` descriptor
+and length-checked. They are strict JSON (``allow_nan=False``; ASCII-escaped, so a path with a
+newline or ESC cannot forge a line) and bounded (``MAX_RECORD_BYTES``: the client is a short
+summary, arguments only a hash). ``seq`` and ``prev_hash`` chain them (``auditverify``).
+Several servers may share one log: reading the last line and appending the next happen under
+an exclusive ``flock`` (and a thread lock, since one server runs calls in parallel), so the
+chain stays linear and nobody reads a record half written. A torn last line (a crash
+mid-write) is never repaired: appending after it would bury it, so the log refuses changes
+until it is moved aside.
 """
 
 from __future__ import annotations
@@ -17,15 +23,22 @@ import hashlib
 import json
 import os
 import secrets
+import stat
+import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
-SCHEMA_VERSION = 1
+from .auditverify import SCHEMA_VERSION, Verdict, parse_record, verify, verify_main
+from .callguard import Change
+
+__all__ = ["AuditError", "AuditLog", "Verdict", "verify", "verify_main"]
+
 _TAIL_CHUNK = 64 * 1024
+MAX_RECORD_BYTES = 64 * 1024
+_OPEN_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
 
 
 class AuditError(Exception):
@@ -33,7 +46,10 @@ class AuditError(Exception):
 
 
 def canonical(value: Any) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+    """Strict, compact, ASCII JSON (no NaN/Infinity; control characters escaped)."""
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
+    ).encode()
 
 
 def utc_now() -> str:
@@ -57,79 +73,100 @@ def last_line(fd: int) -> bytes | None:
         nl = buf.rfind(b"\n")
         if nl >= 0:
             return buf[nl + 1 :]
-        if start == 0:
+        if start == 0 or len(buf) > 16 * MAX_RECORD_BYTES:
             return buf
         end = start
 
 
-@dataclass(frozen=True)
-class PathChange:
-    path: str  # workspace-relative
-    before_sha256: str | None
-    after_sha256: str | None
+def _last_seq(fd: int, path: Path) -> tuple[int, bytes | None]:
+    prev = last_line(fd)
+    if prev is None:
+        return 0, None
+    try:
+        seq = parse_record(prev)["seq"]
+    except (ValueError, RecursionError):
+        raise AuditError(
+            f"audit log {path}: the last line is not a record; move it aside"
+        ) from None
+    assert isinstance(seq, int)
+    return seq, prev
 
 
 class AuditLog:
-    """Appends records to one log file; opened lazily on the first mutating call."""
+    """Appends records to one log file; opened lazily, reopened when it was rotated."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, workspace: Path | None = None) -> None:
         self.path = path
+        self.workspace = workspace
         self._fd: int | None = None
+        self._lock = threading.Lock()
 
     def _open(self) -> int:
-        """The append descriptor, reopened if the file was moved aside (rotated) meanwhile."""
         if self._fd is not None:
             try:
-                now = self.path.stat()
+                now = os.stat(self.path, follow_symlinks=False)
                 mine = os.fstat(self._fd)
                 if (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino):
                     return self._fd
             except FileNotFoundError:
                 pass
             self.close()
-        fresh = not self.path.exists()
+        real = os.path.realpath(self.path)
+        if self.workspace is not None:
+            root = str(self.workspace).rstrip("/") + "/"
+            if real == str(self.workspace) or real.startswith(root):
+                raise AuditError(f"audit log {self.path}: now resolves into the workspace")
+        fresh = not os.path.lexists(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        # Read-write so the last line is read through the very file we append to.
-        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
-        self._fd = os.open(self.path, flags, 0o600)
+        fd = os.open(self.path, _OPEN_FLAGS, 0o600)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise AuditError(f"audit log {self.path}: not a regular file")
+        self._fd = fd
         if fresh:  # make the new directory entry itself durable
             dfd = os.open(self.path.parent, os.O_RDONLY)
             try:
                 os.fsync(dfd)
             finally:
                 os.close(dfd)
-        return self._fd
+        return fd
 
     def check(self) -> None:
         """Raise AuditError now if an append would fail (called before a mutation runs)."""
-        try:
-            last_line(self._open())
-        except OSError as exc:
-            raise AuditError(f"audit log {self.path}: {exc.strerror}") from None
+        with self._lock:
+            try:
+                fd = self._open()
+                with _Locked(fd):
+                    _last_seq(fd, self.path)
+            except OSError as exc:
+                raise AuditError(f"audit log {self.path}: {exc.strerror}") from None
 
     def append(self, fields: dict[str, Any]) -> dict[str, Any]:
-        """Write one record (``fields`` plus v, seq, ts, prev_hash); return it."""
-        try:
-            fd = self._open()
-            with _Locked(fd):
-                prev = last_line(fd)
-                record = {
-                    "v": SCHEMA_VERSION,
-                    "seq": json.loads(prev)["seq"] + 1 if prev else 1,
-                    "ts": utc_now(),
-                    "audit_id": secrets.token_hex(16),
-                    "pid": os.getpid(),
-                    **fields,
-                    "prev_hash": hashlib.sha256(prev).hexdigest() if prev else None,
-                }
-                line = canonical(record) + b"\n"
-                if os.write(fd, line) != len(line):
-                    raise AuditError(f"audit log {self.path}: short write")
-                os.fsync(fd)
-        except OSError as exc:
-            raise AuditError(f"audit log {self.path}: {exc.strerror}") from None
-        except (ValueError, KeyError, TypeError):
-            raise AuditError(f"audit log {self.path}: last line is not a record") from None
+        """Write one record (``fields`` plus v, seq, ts, prev_hash), fsync-ed; return it."""
+        with self._lock:
+            try:
+                fd = self._open()
+                with _Locked(fd):
+                    seq, prev = _last_seq(fd, self.path)
+                    record = {
+                        "v": SCHEMA_VERSION,
+                        "seq": seq + 1,
+                        "ts": utc_now(),
+                        "audit_id": secrets.token_hex(16),
+                        "pid": os.getpid(),
+                        **fields,
+                        "prev_hash": hashlib.sha256(prev).hexdigest() if prev else None,
+                    }
+                    line = canonical(record) + b"\n"
+                    if len(line) > MAX_RECORD_BYTES:
+                        raise AuditError(f"audit log {self.path}: record too large")
+                    if os.write(fd, line) != len(line):
+                        raise AuditError(f"audit log {self.path}: short write")
+                    os.fsync(fd)
+            except OSError as exc:
+                raise AuditError(f"audit log {self.path}: {exc.strerror}") from None
+            except (ValueError, TypeError) as exc:
+                raise AuditError(f"audit log {self.path}: record is not JSON ({exc})") from None
         return record
 
     def close(self) -> None:
@@ -159,86 +196,55 @@ class _Locked:
             self._fcntl.flock(self._fd, self._fcntl.LOCK_UN)
 
 
-def record_fields(
-    tool: str,
-    args: Any,
-    changes: Sequence[PathChange],
-    outcome: str,
-    error_code: str | None,
-    started: float,
-    client: dict[str, Any] | None,
-    protocol_version: str | None,
-) -> dict[str, Any]:
-    """The per-call part of a record; ``AuditLog.append`` adds the chain fields."""
+def args_digest(args: Any) -> str:
+    try:
+        return hashlib.sha256(canonical(args)).hexdigest()
+    except (ValueError, TypeError, RecursionError):
+        return hashlib.sha256(repr(args).encode("utf-8", "backslashreplace")).hexdigest()
+
+
+def change_fields(change: Change) -> dict[str, Any]:
+    """The intent record's description of one change."""
     fields: dict[str, Any] = {
-        "tool": tool,
-        "paths": [
-            {"path": c.path, "before_sha256": c.before_sha256, "after_sha256": c.after_sha256}
-            for c in changes
-        ],
-        "args_sha256": hashlib.sha256(canonical(args)).hexdigest(),
-        "outcome": outcome,
-        "duration_ms": round((time.monotonic() - started) * 1000, 3),
-        "client": client,
-        "protocol_version": protocol_version,
+        "op": change.op,
+        "path": change.path,
+        "before_sha256": change.before_sha256,
+        "after_sha256": change.after_sha256,
     }
-    if error_code is not None:
-        fields["error_code"] = error_code
-    if isinstance(args, dict) and "dry_run" in args:
-        fields["dry_run"] = bool(args["dry_run"])
+    if change.to is not None:
+        fields["to"] = change.to
     return fields
 
 
-@dataclass(frozen=True)
-class Verdict:
-    records: int
-    broken_line: int | None = None
-    problem: str | None = None
-    torn_line: int | None = None
+def paths_of(changes: Sequence[Change]) -> list[dict[str, Any]]:
+    """Per path touched, in order: its hash before the call's first change and after its last."""
+    seen: dict[str, dict[str, Any]] = {}
+
+    def touch(path: str, before: str | None, after: str | None) -> None:
+        entry = seen.setdefault(path, {"path": path, "before_sha256": before})
+        entry["after_sha256"] = after
+
+    for c in changes:
+        if c.op == "move" and c.to is not None:
+            touch(c.path, c.before_sha256, None)
+            touch(c.to, None, c.after_sha256)
+        else:
+            touch(c.path, c.before_sha256, c.after_sha256)
+    return list(seen.values())
 
 
-def verify(data: bytes) -> Verdict:
-    """Check the chain; report the first broken line (1-based) and any torn last line."""
-    lines = data.split(b"\n")
-    tail = lines.pop()  # b"" when the file ends with a newline
-    torn = len(lines) + 1 if tail else None
-    prev: bytes | None = None
-    prev_seq = 0
-    for n, line in enumerate(lines, 1):
-        try:
-            rec = json.loads(line)
-            seq, link = rec["seq"], rec["prev_hash"]
-            if not isinstance(rec, dict) or rec.get("v") != SCHEMA_VERSION:
-                raise ValueError
-        except (ValueError, KeyError, TypeError):
-            return Verdict(n - 1, n, "not a valid audit record (edited or corrupted)", torn)
-        if seq != prev_seq + 1:
-            why = "a line was deleted, inserted or reordered"
-            return Verdict(n - 1, n, f"seq {seq} where {prev_seq + 1} was expected: {why}", torn)
-        expected = hashlib.sha256(prev).hexdigest() if prev is not None else None
-        if link != expected:
-            if prev is None:
-                return Verdict(0, 1, "first record links to a previous line that is missing", torn)
-            return Verdict(n - 2, n - 1, f"altered: line {n} records a different hash for it", torn)
-        prev, prev_seq = line, seq
-    return Verdict(len(lines), torn_line=torn)
-
-
-def verify_main(argv: Sequence[str], out: TextIO) -> int:
-    """``verify-audit PATH``: 0 intact, 1 broken chain, 2 usage or unreadable file."""
-    if len(argv) != 1:
-        out.write("usage: msd-mcp verify-audit PATH\n")
-        return 2
-    try:
-        data = Path(argv[0]).read_bytes()
-    except OSError as exc:
-        out.write(f"error: cannot read {argv[0]}: {exc.strerror}\n")
-        return 2
-    verdict = verify(data)
-    if verdict.torn_line is not None:
-        out.write(f"note: line {verdict.torn_line} is incomplete (torn write); ignored\n")
-    if verdict.broken_line is not None:
-        out.write(f"broken: line {verdict.broken_line}: {verdict.problem}\n")
-        return 1
-    out.write(f"ok: {verdict.records} records, chain intact\n")
-    return 0
+def outcome_fields(
+    changes: Sequence[Change], error_code: str | None, started: float, dry_run: bool | None
+) -> dict[str, Any]:
+    """The outcome record of a call (the common fields are added by the caller)."""
+    fields: dict[str, Any] = {
+        "stage": "outcome",
+        "paths": paths_of(changes),
+        "outcome": "ok" if error_code is None else "error",
+        "duration_ms": round((time.monotonic() - started) * 1000, 3),
+    }
+    if error_code is not None:
+        fields["error_code"] = error_code
+    if dry_run is not None:
+        fields["dry_run"] = dry_run
+    return fields

@@ -8,19 +8,25 @@ plain names and are not decoded or expanded: ``..test``, ``test..``, ``%2e%2e``,
 ``file://x``. Absolute paths are accepted when they resolve inside the root, so an agent may pass
 back the absolute paths it sees.
 
-The result carries the real path's components relative to the root; ``safeio`` opens them one
-by one with ``O_NOFOLLOW``, so a symlink planted after this check cannot redirect the access.
-The root itself is checked once at startup (``mcp.config.workspace_root``).
+The result carries the real path's components relative to the root; ``safeio``/``safewrite``
+open them one by one with ``O_NOFOLLOW`` from a descriptor of the root, so a symlink planted
+after this check cannot redirect the access. That is the one confinement model of every tool
+(file tools, planning tools, ``msd-tools``). Its symlink policy: a link named in an argument is
+followed here, once, if it stays inside; listings never follow links; lock and temp files are
+never followed (``follow_leaf=False``); no link pointing out is ever moved into place
+(``linkcheck``). See docs/reference/mcp-server.md. The root itself is checked once at startup
+(``mcp.config.workspace_root``).
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from .toolspec import ToolError
+from .toolerror import ToolError
 
 MAX_PATH_CHARS = 4096
 MAX_NAME_BYTES = 255
@@ -29,15 +35,27 @@ _DRIVE = re.compile(r"^[A-Za-z]:")
 
 @dataclass(frozen=True)
 class Target:
-    """A confined path: its real absolute form and its components below the root."""
+    """A confined path: the components of its real path below the root."""
 
-    real: Path
+    root: Path
     parts: tuple[str, ...]
+
+    @property
+    def real(self) -> Path:
+        return self.root.joinpath(*self.parts)
 
     @property
     def rel(self) -> str:
         """The workspace-relative form shown to clients (``.`` for the root itself)."""
         return "/".join(self.parts) or "."
+
+    def child(self, name: str) -> Target:
+        """An entry found by listing this directory (reached without following anything)."""
+        return Target(self.root, (*self.parts, name))
+
+    @property
+    def parent(self) -> Target:
+        return Target(self.root, self.parts[:-1])
 
 
 def check_raw(raw: object, field: str = "path") -> str:
@@ -68,30 +86,76 @@ def check_raw(raw: object, field: str = "path") -> str:
     return raw
 
 
-def _inside(root: Path, real: str) -> tuple[str, ...] | None:
-    parts = Path(real).parts
-    n = len(root.parts)
-    return tuple(parts[n:]) if parts[:n] == root.parts else None
+def _inside(root: str, real: str) -> tuple[str, ...] | None:
+    """The components of ``real`` below ``root`` (both real, absolute), compared as whole
+    components: '/w/project2' is not inside '/w/project'."""
+    if real == root:
+        return ()
+    if real.startswith(root + "/"):
+        return tuple(real[len(root) + 1 :].split("/"))
+    return None
 
 
-def resolve(root: Path, raw: object, field: str = "path", *, follow_leaf: bool = True) -> Target:
+def realpath(root: Path, path: str) -> str:
+    """``os.path.realpath(path)``, cheaper for a path below ``root`` (itself a real path):
+    the root's own components are not looked up again, only those below it, and the first
+    symlink hands the rest to ``os.path.realpath``. (Only a speed-up: safety comes from the
+    descriptor walk that follows, which refuses any symlink left in the result.)"""
+    base = str(root)
+    if base == "/" or not path.startswith(base + "/"):
+        return os.path.realpath(path)
+    real = base
+    rest = path[len(base) + 1 :]
+    while rest:
+        name, _, rest = rest.partition("/")
+        if name in ("", "."):
+            continue
+        if name == "..":
+            real = real.rpartition("/")[0] or "/"
+            continue
+        candidate = f"{real}/{name}" if real != "/" else f"/{name}"
+        try:
+            link = stat.S_ISLNK(os.lstat(candidate).st_mode)
+        except OSError:
+            link = False  # like realpath: what is missing is joined as it is
+        if link:
+            return os.path.realpath(f"{candidate}/{rest}" if rest else candidate)
+        real = candidate
+    return real
+
+
+def resolve(
+    root: Path,
+    raw: object,
+    field: str = "path",
+    *,
+    follow_leaf: bool = True,
+    base: tuple[str, ...] = (),
+    within: tuple[str, ...] = (),
+    outside: str = "outside_workspace",
+) -> Target:
     """Confine ``raw`` to ``root`` (a realpath). ``follow_leaf=False`` keeps a final symlink
-    itself (for moves) instead of its target; its directory is still fully resolved."""
+    itself (for moves and lock files) instead of its target; its directory is still resolved.
+
+    A relative ``raw`` starts at ``root/base``; the result must lie in ``root/within`` too
+    (a planning project inside the workspace). A refusal has the code ``outside``."""
     text = check_raw(raw, field)
+    start = "/".join((str(root), *base))
     # Plain string joining: pathlib would fold 'x/.' into 'x' before we can refuse it.
-    joined = text if text.startswith("/") else f"{root}/{text}"
+    joined = text if text.startswith("/") else f"{start}/{text}"
     try:
         if follow_leaf:
-            real = os.path.realpath(joined)
+            real = realpath(root, joined)
         else:
             head, _, leaf = joined.rstrip("/").rpartition("/")
             if leaf in ("", ".", ".."):
                 raise ToolError("invalid_path", f"{field} must name an entry, not '{text}'")
-            real = os.path.realpath(head or "/").rstrip("/") + "/" + leaf
+            real = realpath(root, head or "/").rstrip("/") + "/" + leaf
     except OSError as exc:
         raise ToolError("invalid_path", f"{field} cannot be resolved: {exc.strerror}") from None
-    parts = _inside(root, real)
-    if parts is None:
+    parts = _inside(str(root).rstrip("/"), real)
+    if parts is None or parts[: len(within)] != within:
         # The resolved location is deliberately not echoed: it may describe the outside.
-        raise ToolError("outside_workspace", f"{field} '{text}' resolves outside the workspace")
-    return Target(Path(real), parts)
+        where = "the workspace" if outside == "outside_workspace" else "the project directory"
+        raise ToolError(outside, f"{field} '{text}' resolves outside {where}")
+    return Target(root, parts)

@@ -2,6 +2,8 @@
 
 Each is a ``ToolSpec``; every path goes through ``confine.resolve`` and every open through
 ``safeio``/``fswalk``, so nothing outside the workspace root is read, listed or described.
+Every result is bounded: a read returns at most ``MAX_CONTENT_BYTES`` of JSON-encoded text (the
+rest is paged with ``offset``), listings and walks stop at their entry and byte budgets.
 """
 
 from __future__ import annotations
@@ -9,84 +11,54 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from datetime import datetime, timezone
-from typing import Any
 
-from .confine import Target, resolve
-from .fswalk import Budget, Entry, glob_regex, scan, walk
-from .safeio import kind_of, open_dir, os_failure, read_bytes
+from .confine import Target
+from .fstools_common import (
+    DIR,
+    KIND,
+    MAX_CONTENT_BYTES,
+    MAX_LIST_ENTRIES,
+    MAX_OUTPUT_BYTES,
+    MAX_READ_BYTES,
+    MAX_SCAN_ENTRIES,
+    PATH,
+    decode_text,
+    encoded_size,
+    fit,
+    obj,
+    rfc3339,
+    split_lines,
+    target,
+)
+from .fswalk import Budget, Entry, walk
+from .globmatch import compile_glob
+from .safeio import kind_of, open_dir, os_failure, read_bytes, scan
 from .toolspec import JSONObject, ToolContext, ToolError, ToolSpec
 
-MAX_READ_BYTES = 8 * 1024 * 1024
-MAX_OUTPUT_BYTES = 4 * 1024 * 1024
-MAX_LIST_ENTRIES = 10_000
-MAX_SCAN_ENTRIES = 100_000
-
-PATH = {
-    "type": "string",
-    "minLength": 1,
-    "description": "Path inside the workspace (relative, or absolute within it).",
-}
-DIR = {**PATH, "default": "."}
-KIND = {"type": "string", "enum": ["file", "directory", "symlink", "other"]}
-
-
-def obj(props: dict[str, Any], required: list[str] | None = None) -> JSONObject:
-    """An object schema with no extra keys; every property required unless listed."""
-    return {
-        "type": "object",
-        "properties": props,
-        "required": required if required is not None else list(props),
-        "additionalProperties": False,
-    }
-
-
-def target(
-    ctx: ToolContext, args: JSONObject, key: str = "path", default: str | None = None
-) -> Target:
-    return resolve(ctx.root, args.get(key, default), key)
-
-
-def rfc3339(ts: float) -> str:
-    return (
-        datetime.fromtimestamp(ts, timezone.utc)
-        .isoformat(timespec="seconds")
-        .replace("+00:00", "Z")
-    )
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines with their ``\\n`` kept; only ``\\n`` ends a line (not the Unicode separators)."""
-    parts = text.split("\n")
-    lines = [p + "\n" for p in parts[:-1]]
-    return [*lines, parts[-1]] if parts[-1] else lines
-
-
-def decode_text(data: bytes, rel: str) -> str:
-    if b"\x00" in data:
-        raise ToolError("not_text", f"'{rel}' looks binary (contains NUL bytes)")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ToolError("not_text", f"'{rel}' is not UTF-8 text") from None
+__all__ = ["MAX_READ_BYTES", "READ_TOOLS"]
 
 
 def _read_text_file(ctx: ToolContext, args: JSONObject) -> JSONObject:
     t = target(ctx, args)
     try:
-        data, _ = read_bytes(ctx.root, t.parts, MAX_READ_BYTES)
+        data = read_bytes(ctx.root, t.parts, MAX_READ_BYTES, ctx.guard)
     except OSError as exc:
         raise os_failure(exc, t.rel) from None
     lines = split_lines(decode_text(data, t.rel))
     offset, limit = args.get("offset", 0), args.get("limit", 2000)
     chosen = lines[offset : offset + limit]
+    chosen = chosen[: max(fit(chosen, ctx), 1 if chosen else 0)]
+    if chosen and encoded_size(chosen[0]) > MAX_CONTENT_BYTES:
+        raise ToolError("too_large", f"'{t.rel}': line {offset + 1} alone is too large to return")
+    following = offset + len(chosen)
     return {
         "path": t.rel,
         "content": "".join(chosen),
         "offset": offset,
         "lines_returned": len(chosen),
         "total_lines": len(lines),
-        "truncated": offset + limit < len(lines),
+        "truncated": following < len(lines),
+        "next_offset": following if following < len(lines) else None,
         "size": len(data),
         "sha256": hashlib.sha256(data).hexdigest(),
     }
@@ -96,7 +68,7 @@ def _list_directory(ctx: ToolContext, args: JSONObject) -> JSONObject:
     t = target(ctx, args, default=".")
     try:
         with open_dir(ctx.root, t.parts) as fd:
-            items = scan(fd)
+            items = scan(fd, ctx.guard)
     except OSError as exc:
         raise os_failure(exc, t.rel) from None
     entries = [{"name": n, "type": kind_of(st.st_mode), "size": st.st_size} for n, st in items]
@@ -125,7 +97,7 @@ def _directory_tree(ctx: ToolContext, args: JSONObject) -> JSONObject:
 
     try:
         with open_dir(ctx.root, t.parts) as fd:
-            walk(fd, args.get("max_depth", 3), visit)
+            walk(fd, args.get("max_depth", 3), visit, ctx.guard)
     except OSError as exc:
         raise os_failure(exc, t.rel) from None
     return {"path": t.rel, "entries": out, "truncated": budget.truncated}
@@ -134,7 +106,7 @@ def _directory_tree(ctx: ToolContext, args: JSONObject) -> JSONObject:
 def _search_files(ctx: ToolContext, args: JSONObject) -> JSONObject:
     t = target(ctx, args, default=".")
     pattern: str = args["pattern"]
-    rx = glob_regex(pattern)
+    matches_glob = compile_glob(pattern)
     by_name = "/" not in pattern  # like .gitignore: a bare pattern matches at any depth
     limit = args.get("max_results", 200)
     matches: list[str] = []
@@ -145,7 +117,7 @@ def _search_files(ctx: ToolContext, args: JSONObject) -> JSONObject:
         nonlocal hit_limit
         if not scanned.take(""):
             return False
-        if rx.match(e.name if by_name else e.rel):
+        if matches_glob(e.name if by_name else e.rel):
             if len(matches) >= limit:
                 hit_limit = True
                 return False
@@ -154,7 +126,7 @@ def _search_files(ctx: ToolContext, args: JSONObject) -> JSONObject:
 
     try:
         with open_dir(ctx.root, t.parts) as fd:
-            walk(fd, args.get("max_depth", 16), visit)
+            walk(fd, args.get("max_depth", 16), visit, ctx.guard)
     except OSError as exc:
         raise os_failure(exc, t.rel) from None
     return {
@@ -187,7 +159,7 @@ def _workspace_info(ctx: ToolContext, args: JSONObject) -> JSONObject:
     t = target(ctx, args, "project_path", ".")
     try:
         with open_dir(ctx.root, t.parts) as fd:
-            names = {n for n, _ in scan(fd)}
+            names = {n for n, _ in scan(fd, ctx.guard)}
     except OSError as exc:
         raise os_failure(exc, t.rel) from None
     return {"root": str(ctx.root), "project_path": t.rel, "has_planning": ".planning" in names}
@@ -199,12 +171,19 @@ READ_TOOLS: list[ToolSpec] = [
         title="Read text file",
         description=(
             "Read a UTF-8 text file in the workspace. offset/limit select lines (offset = lines "
-            "to skip). Files over 8 MiB are refused."
+            "to skip). Files over 8 MiB are refused; a result is cut at about 10 MB of text "
+            "(truncated, next_offset says where to go on). The text comes as its own content "
+            "block; the structured result describes it."
         ),
         input_schema=obj(
             {
                 "path": PATH,
-                "offset": {"type": "integer", "minimum": 0, "default": 0},
+                "offset": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": MAX_READ_BYTES,
+                    "default": 0,
+                },
                 "limit": {"type": "integer", "minimum": 1, "maximum": 100000, "default": 2000},
             },
             ["path"],
@@ -212,18 +191,20 @@ READ_TOOLS: list[ToolSpec] = [
         output_schema=obj(
             {
                 "path": {"type": "string"},
-                "content": {"type": "string"},
                 "offset": {"type": "integer"},
                 "lines_returned": {"type": "integer"},
                 "total_lines": {"type": "integer"},
                 "truncated": {"type": "boolean"},
+                "next_offset": {"type": ["integer", "null"]},
                 "size": {"type": "integer"},
                 "sha256": {"type": "string"},
+                "content": {"type": "string"},
             }
         ),
         run=_read_text_file,
         read_only=True,
         idempotent=True,
+        text_field="content",
     ),
     ToolSpec(
         name="list_directory",
@@ -294,9 +275,9 @@ READ_TOOLS: list[ToolSpec] = [
         name="search_files",
         title="Search files by name",
         description=(
-            "Find workspace paths matching a glob (*, ?, [..], ** across directories). A pattern "
-            "without '/' matches names at any depth. Bounded; symlinked directories are not "
-            "entered."
+            "Find workspace paths matching a glob: *, ?, [abc], [!a-z] within a name; a '**' "
+            "path component matches any number of directories. A pattern without '/' matches "
+            "names at any depth. Bounded; symlinked directories are not entered."
         ),
         input_schema=obj(
             {

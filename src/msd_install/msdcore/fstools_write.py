@@ -1,31 +1,30 @@
 """The mutating file tools: write, edit, create directory, move.
 
-All writes go through ``safeio.write_bytes`` (temp file + rename, no symlink followed, hard
-links refused); directories are made and entries renamed relative to descriptors reached
-without following symlinks. ``touched_paths`` tells the MCP layer which real paths to hash for
-the audit log before and after each call.
+Every change goes through ``safewrite`` (descriptor-based, no symlink followed, hard links
+refused, each change journaled for the audit log right before it happens). ``edit_file``'s work
+is bounded: the edits are capped in number, and its diff is built from the edited spans
+(``textedit``), never by diffing the two texts.
 """
 
 from __future__ import annotations
 
-import difflib
 import hashlib
-import os
-from pathlib import Path
 
 from .confine import Target, resolve
-from .fstools_read import MAX_READ_BYTES, PATH, decode_text, obj
-from .safeio import kind_of, lstat_at, open_dir, os_failure, read_bytes, write_bytes
+from .fstools_common import MAX_READ_BYTES, PATH, decode_text, obj
+from .safeio import os_failure, read_bytes
+from .safewrite import make_dirs, move, write_bytes
+from .textedit import apply_edits, unified_diff
 from .toolspec import JSONObject, ToolContext, ToolError, ToolSpec
+
+MAX_EDITS = 1000
 
 
 def _write_file(ctx: ToolContext, args: JSONObject) -> JSONObject:
     t = resolve(ctx.root, args.get("path"))
     data = args["content"].encode("utf-8")
     try:
-        created = write_bytes(
-            ctx.root, t.parts, data, create_parents=args.get("create_parents", False)
-        )
+        created = write_bytes(ctx, t.parts, data, create_parents=args.get("create_parents", False))
     except OSError as exc:
         raise os_failure(exc, t.rel) from None
     return {
@@ -36,58 +35,35 @@ def _write_file(ctx: ToolContext, args: JSONObject) -> JSONObject:
     }
 
 
-def apply_edits(text: str, edits: list[JSONObject], rel: str) -> str:
-    """Apply exact-text replacements in order; each old text must occur exactly once."""
-    for i, edit in enumerate(edits):
-        old, new = edit["old_text"], edit["new_text"]
-        first = text.find(old)
-        if first < 0:
-            raise ToolError("no_match", f"edits[{i}].old_text not found in '{rel}'")
-        if text.find(old, first + 1) >= 0:
-            raise ToolError(
-                "ambiguous_match",
-                f"edits[{i}].old_text occurs more than once in '{rel}'; add context",
-            )
-        text = text[:first] + new + text[first + len(old) :]
-    return text
-
-
 def _edit_file(ctx: ToolContext, args: JSONObject) -> JSONObject:
     t = resolve(ctx.root, args.get("path"))
+    dry_run = args.get("dry_run", False)
     try:
-        data, _ = read_bytes(ctx.root, t.parts, MAX_READ_BYTES)
+        data = read_bytes(ctx.root, t.parts, MAX_READ_BYTES, ctx.guard)
         before = decode_text(data, t.rel)
-        after = apply_edits(before, args["edits"], t.rel)
-        dry_run = args.get("dry_run", False)
+        after, spans = apply_edits(before, args["edits"], t.rel, ctx.guard)
+        encoded = after.encode("utf-8")
+        if len(encoded) > MAX_READ_BYTES:
+            raise ToolError("too_large", f"'{t.rel}' would grow past {MAX_READ_BYTES} bytes")
         if not dry_run and after != before:
-            write_bytes(ctx.root, t.parts, after.encode("utf-8"))
+            write_bytes(ctx, t.parts, encoded)
     except OSError as exc:
         raise os_failure(exc, t.rel) from None
-    diff = difflib.unified_diff(
-        before.splitlines(keepends=True),
-        after.splitlines(keepends=True),
-        f"a/{t.rel}",
-        f"b/{t.rel}",
-    )
+    diff, cut = unified_diff(before, after, spans, t.rel, ctx.guard)
     return {
         "path": t.rel,
         "applied": len(args["edits"]),
         "dry_run": dry_run,
-        "diff": "".join(diff),
-        "sha256": hashlib.sha256(after.encode("utf-8")).hexdigest(),
+        "diff": diff,
+        "diff_truncated": cut,
+        "sha256": hashlib.sha256(encoded).hexdigest(),
     }
 
 
 def _create_directory(ctx: ToolContext, args: JSONObject) -> JSONObject:
     t = resolve(ctx.root, args.get("path"))
     try:
-        try:
-            with open_dir(ctx.root, t.parts):
-                return {"path": t.rel, "created": False}
-        except FileNotFoundError:
-            pass
-        with open_dir(ctx.root, t.parts, create=True):
-            return {"path": t.rel, "created": True}
+        return {"path": t.rel, "created": make_dirs(ctx, t.parts)}
     except OSError as exc:
         raise os_failure(exc, t.rel) from None
 
@@ -102,29 +78,14 @@ def _entry(ctx: ToolContext, args: JSONObject, key: str) -> Target:
 def _move_file(ctx: ToolContext, args: JSONObject) -> JSONObject:
     src, dst = _entry(ctx, args, "source"), _entry(ctx, args, "destination")
     try:
-        with open_dir(ctx.root, src.parts[:-1]) as sfd, open_dir(ctx.root, dst.parts[:-1]) as dfd:
-            st = lstat_at(sfd, src.parts[-1])
-            if st is None:
-                raise ToolError("not_found", f"source '{src.rel}' does not exist")
-            if lstat_at(dfd, dst.parts[-1]) is not None:
-                raise ToolError(
-                    "exists", f"destination '{dst.rel}' already exists; refusing to overwrite"
-                )
-            os.rename(src.parts[-1], dst.parts[-1], src_dir_fd=sfd, dst_dir_fd=dfd)
+        kind = move(ctx, src.parts, dst.parts)
     except OSError as exc:
         raise os_failure(exc, f"{src.rel}' -> '{dst.rel}") from None
-    return {"source": src.rel, "destination": dst.rel, "type": kind_of(st.st_mode)}
-
-
-def _move_paths(ctx: ToolContext, args: JSONObject) -> list[Path]:
-    return [_entry(ctx, args, "source").real, _entry(ctx, args, "destination").real]
-
-
-def _paths(ctx: ToolContext, args: JSONObject) -> list[Path]:
-    return [resolve(ctx.root, args.get("path")).real]
+    return {"source": src.rel, "destination": dst.rel, "type": kind}
 
 
 EDIT = obj({"old_text": {"type": "string", "minLength": 1}, "new_text": {"type": "string"}})
+EDITS = {"type": "array", "minItems": 1, "maxItems": MAX_EDITS, "items": EDIT}
 
 WRITE_TOOLS: list[ToolSpec] = [
     ToolSpec(
@@ -155,20 +116,19 @@ WRITE_TOOLS: list[ToolSpec] = [
         read_only=False,
         destructive=True,
         idempotent=True,
-        touched_paths=_paths,
     ),
     ToolSpec(
         name="edit_file",
         title="Edit file",
         description=(
             "Apply exact-text replacements to a workspace text file, in order. Each old_text must"
-            " occur exactly once. Returns a unified diff; dry_run returns the diff without "
-            "writing."
+            " occur exactly once. Returns a unified diff (cut at 256 KiB: diff_truncated); "
+            "dry_run returns the diff without writing. At most 1000 edits per call."
         ),
         input_schema=obj(
             {
                 "path": PATH,
-                "edits": {"type": "array", "minItems": 1, "items": EDIT},
+                "edits": EDITS,
                 "dry_run": {"type": "boolean", "default": False},
             },
             ["path", "edits"],
@@ -179,13 +139,13 @@ WRITE_TOOLS: list[ToolSpec] = [
                 "applied": {"type": "integer"},
                 "dry_run": {"type": "boolean"},
                 "diff": {"type": "string"},
+                "diff_truncated": {"type": "boolean"},
                 "sha256": {"type": "string"},
             }
         ),
         run=_edit_file,
         read_only=False,
         destructive=True,
-        touched_paths=_paths,
     ),
     ToolSpec(
         name="create_directory",
@@ -198,14 +158,15 @@ WRITE_TOOLS: list[ToolSpec] = [
         run=_create_directory,
         read_only=False,
         idempotent=True,
-        touched_paths=_paths,
     ),
     ToolSpec(
         name="move_file",
         title="Move or rename",
         description=(
             "Move or rename a file or directory inside the workspace. The destination must not "
-            "exist. A symlink is moved as the link itself."
+            "exist. A symlink is moved as the link itself; a move that would leave a symlink "
+            "pointing outside the workspace (the entry, or one inside a moved directory) is "
+            "refused."
         ),
         input_schema=obj({"source": PATH, "destination": PATH}),
         output_schema=obj(
@@ -218,6 +179,5 @@ WRITE_TOOLS: list[ToolSpec] = [
         run=_move_file,
         read_only=False,
         destructive=True,
-        touched_paths=_move_paths,
     ),
 ]

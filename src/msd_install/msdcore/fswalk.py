@@ -1,21 +1,20 @@
-"""Bounded, symlink-safe directory traversal and glob matching for the recursive tools.
+"""Bounded, symlink-safe directory traversal for the recursive tools.
 
 Directories are entered through ``O_NOFOLLOW`` descriptors, so a symlinked directory is listed
 as a symlink and never descended into, wherever it points. Every walk is bounded by depth,
-number of entries and bytes of output, and reports when a bound cut it short.
+number of entries and bytes of output, reports when a bound cut it short, and stops when its
+call is cancelled or runs out of time.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .safeio import kind_of
-
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+from .callguard import CallGuard
+from .safeio import DIR_FLAGS, kind_of, scan
 
 
 @dataclass(frozen=True)
@@ -44,65 +43,30 @@ class Budget:
         return True
 
 
-def scan(dir_fd: int) -> list[tuple[str, os.stat_result]]:
-    """The entries of an open directory, sorted by name, each with its lstat."""
-    out = []
-    with os.scandir(dir_fd) as it:
-        for entry in it:
-            try:
-                out.append((entry.name, entry.stat(follow_symlinks=False)))
-            except OSError:
-                continue  # vanished between readdir and stat
-    out.sort(key=lambda item: item[0])
-    return out
-
-
 def walk(
-    dir_fd: int, max_depth: int, visit: Callable[[Entry], bool], *, prefix: str = "", depth: int = 1
+    dir_fd: int,
+    max_depth: int,
+    visit: Callable[[Entry], bool],
+    guard: CallGuard,
+    *,
+    prefix: str = "",
+    depth: int = 1,
 ) -> bool:
     """Depth-first, name-ordered traversal; ``visit`` returns False to stop the whole walk
     (and then so does ``walk``). At most ``max_depth`` descriptors are open at once."""
-    for name, st in scan(dir_fd):
+    for name, st in scan(dir_fd, guard):
+        guard.check()
         rel = f"{prefix}{name}"
         if not visit(Entry(rel, name, kind_of(st.st_mode), st.st_size, depth)):
             return False
         if stat.S_ISDIR(st.st_mode) and depth < max_depth:
             try:
-                child = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+                child = os.open(name, DIR_FLAGS, dir_fd=dir_fd)
             except OSError:
                 continue  # replaced by a symlink, removed, or unreadable: skip it
             try:
-                if not walk(child, max_depth, visit, prefix=f"{rel}/", depth=depth + 1):
+                if not walk(child, max_depth, visit, guard, prefix=f"{rel}/", depth=depth + 1):
                     return False
             finally:
                 os.close(child)
     return True
-
-
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """Compile a glob: ``*`` and ``?`` stay within one name, ``**`` spans directories."""
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        elif pattern[i] == "[" and (end := pattern.find("]", i + 2)) > 0:
-            body = pattern[i + 1 : end]
-            negate = body.startswith("!")
-            body = re.escape(body[1:] if negate else body).replace(r"\-", "-")
-            out.append(f"[{'^' if negate else ''}{body}]")
-            i = end + 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out) + r"\Z", re.DOTALL)

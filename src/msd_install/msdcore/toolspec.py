@@ -12,32 +12,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .callguard import CallGuard
+from .toolerror import ToolError
+
+__all__ = ["JSONObject", "ToolContext", "ToolError", "ToolSpec"]
+
 JSONObject = dict[str, Any]
-
-
-class ToolError(Exception):
-    """A tool failed for a reason the caller should see (bad argument, missing file, ...).
-
-    The MCP layer turns it into an ``isError: true`` result; ``msd-tools`` into a JSON error
-    object with exit code 1. ``code`` is a short stable identifier such as ``not_found``.
-    """
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass(frozen=True)
 class ToolContext:
-    """What a tool call may use: the confined workspace root and where to audit mutations.
+    """What a tool call may use: the confined workspace root, the environment, and its guard.
 
-    ``root`` is already resolved (realpath) and trusted. Tools must confine every path argument
-    to it (``msdcore.confine``). ``audit`` is called by the MCP layer, not by tools.
+    ``root`` is already resolved (realpath) and trusted. Tools confine every path argument to
+    it (``confine``) and touch the filesystem only through ``safeio``/``safewrite``, which
+    open every component from ``root`` without following symlinks. ``guard`` carries the call's
+    deadline and cancellation and journals its changes (the MCP layer's audit hook).
     """
 
     root: Path
     env: Mapping[str, str] = field(default_factory=dict)
+    guard: CallGuard = field(default_factory=CallGuard)
 
 
 @dataclass(frozen=True)
@@ -52,7 +47,6 @@ class ToolSpec:
     destructive: bool = False
     idempotent: bool = False
     open_world: bool = False
-    # For mutating tools: the workspace paths (already confined, absolute) that a call with these
-    # arguments will create, modify, move or delete. The MCP layer hashes them before and after
-    # the call for the audit log. Read-only tools leave it None.
-    touched_paths: Callable[[ToolContext, JSONObject], list[Path]] | None = None
+    # A result key whose (large) text is sent once, as its own text block, instead of inside
+    # structuredContent and its JSON copy; the output schema does not list it.
+    text_field: str | None = None

@@ -12,7 +12,7 @@ import sys
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["verify-audit"]:
-        from ..audit import verify_main
+        from ..auditverify import verify_main
 
         return verify_main(args[1:], sys.stdout)  # stdout-ok: a CLI report, not the MCP wire
     from .guard import claim_stdio

@@ -5,6 +5,12 @@ Covers ``type``, ``properties``, ``required``, ``additionalProperties`` (boolean
 ``maxItems``. Annotation keywords (``title``, ``description``, ``default``) are ignored. A
 schema using any other keyword is rejected by ``unsupported_keywords`` so that a tool cannot
 silently declare a constraint that nobody checks.
+
+Stricter than JSON Schema on purpose, since the values reach Python code: an ``integer`` is a
+JSON number without a fraction or exponent part (``1.0`` is refused, not passed on as a float
+that later breaks a slice), and ``plain_json`` refuses, anywhere in the arguments, strings that
+are not valid Unicode (lone surrogates from ``\ud800`` escapes), non-finite numbers and nesting
+deeper than ``MAX_DEPTH``, so no tool has to cope with them.
 """
 
 from __future__ import annotations
@@ -37,12 +43,38 @@ _CHECKED = {
 _ANNOTATIONS = {"title", "description", "default", "$schema", "examples"}
 
 
+MAX_DEPTH = 64
+
+
 def _is_type(value: Any, name: str) -> bool:
     if isinstance(value, bool) and name in ("number", "integer"):
         return False  # JSON booleans are not numbers, though Python's bool is an int
-    if name == "integer" and isinstance(value, float):
-        return value.is_integer()
     return isinstance(value, _TYPES.get(name, ()))
+
+
+def plain_json(value: Any, where: str = "arguments") -> list[str]:
+    """Problems that make ``value`` unfit for any tool, found without recursion."""
+    import math
+
+    stack = [(value, where, 0)]
+    while stack:
+        item, at, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return [f"{at}: nested deeper than {MAX_DEPTH} levels"]
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return [f"{at}: not valid Unicode (a lone surrogate)"]
+        elif isinstance(item, float) and not math.isfinite(item):
+            return [f"{at}: not a finite number"]
+        elif isinstance(item, dict):
+            for key, sub in item.items():
+                stack.append((key, f"{at} (a key)", depth + 1))
+                stack.append((sub, f"{at}.{key}", depth + 1))
+        elif isinstance(item, list):
+            stack.extend((sub, f"{at}[{i}]", depth + 1) for i, sub in enumerate(item))
+    return []
 
 
 def validate(value: Any, schema: dict[str, Any], where: str = "") -> list[str]:

@@ -1,58 +1,89 @@
 """The server process after the stdio claim: configuration, then the read loop.
 
 Only what the first response needs is imported up front (json, os, sys and the small protocol
-modules); logging and the tools load when first used (see ``log`` and ``toolbox``).
+modules); logging, the tools and the worker threads load when first used (see ``log``,
+``toolbox`` and ``dispatch``).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
 from . import config, log
 from .protocol import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, RpcError
-from .session import Session, error
-from .wire import MAX_LINE_BYTES, Oversized, Writer, read_lines
+from .session import Cancel, Pending, Session, error
+from .wire import MAX_LINE_BYTES, Oversized, Writer, decode, read_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
 
+    from .dispatch import Dispatcher
     from .toolbox import Toolbox
 
 USAGE = "usage: msd-mcp            (serve MCP on stdio)\n       msd-mcp verify-audit PATH\n"
 
 
-def serve(wire_in: int, wire_out: int, session: Session) -> None:
-    """Answer messages until stdin reaches end of input (or the client stops reading)."""
-    writer = Writer(wire_out)
-    reply: dict[str, Any] | None
+class _Out:
+    """The writer as the session and the workers use it: a reply that cannot be encoded
+    fails that request only, and a client gone away ends the output quietly."""
+
+    def __init__(self, writer: Writer) -> None:
+        self.writer = writer
+
+    def send(self, reply: dict[str, Any]) -> None:
+        if self.writer.closed:
+            return
+        try:
+            self.writer.send(reply)
+        except BrokenPipeError:
+            self.writer.closed = True
+        except (TypeError, ValueError):
+            log.get().exception("could not encode the reply to %r", reply.get("id"))
+            failed = RpcError(INTERNAL_ERROR, "the result could not be encoded as JSON")
+            self.send(error(reply.get("id"), failed))
+
+
+def _decoded(line: bytes | Oversized) -> tuple[Any, dict[str, Any] | None]:
+    """``(message, None)``, or ``(None, error reply)`` for a line that is not a message."""
+    if isinstance(line, Oversized):
+        log.note("WARNING", "dropped a %d-byte message (limit %d)", line.size, MAX_LINE_BYTES)
+        too_big = RpcError(INVALID_REQUEST, f"message larger than {MAX_LINE_BYTES} bytes")
+        return None, error(None, too_big)
+    try:
+        return decode(line), None
+    except (ValueError, RecursionError):
+        return None, error(None, RpcError(PARSE_ERROR, "parse error: not valid JSON"))
+
+
+def serve(wire_in: int, wire_out: int, session: Session, call_timeout: float = 30.0) -> None:
+    """Answer messages until stdin reaches end of input (or the client stops reading), then
+    wait for the calls still running to be answered."""
+    out = _Out(Writer(wire_out))
+    dispatcher: Dispatcher | None = None
     for line in read_lines(wire_in):
-        if isinstance(line, Oversized):
-            log.note("WARNING", "dropped a %d-byte message (limit %d)", line.size, MAX_LINE_BYTES)
-            reply = error(
-                None, RpcError(INVALID_REQUEST, f"message larger than {MAX_LINE_BYTES} bytes")
-            )
-        elif not line.strip():
+        if out.writer.closed:
+            break
+        if not isinstance(line, Oversized) and not line.strip():
             continue
-        else:
-            try:
-                msg = json.loads(line)
-            except (ValueError, RecursionError):
-                reply = error(None, RpcError(PARSE_ERROR, "parse error: not valid JSON"))
-            else:
-                reply = session.handle(msg)
-        if reply is not None:
-            try:
-                writer.send(reply)
-            except BrokenPipeError:
-                return
-            except (TypeError, ValueError):  # a result that is not JSON: fail that request only
-                log.get().exception("could not encode the reply to %r", reply.get("id"))
-                failed = RpcError(INTERNAL_ERROR, "the result could not be encoded as JSON")
-                writer.send(error(reply.get("id"), failed))
+        msg, refused = _decoded(line)
+        action = refused if refused is not None else session.handle(msg)
+        if isinstance(action, Pending):
+            if dispatcher is None:
+                from .dispatch import Dispatcher
+
+                out.writer.threaded()
+                dispatcher = Dispatcher(out.send, call_timeout)
+            dispatcher.submit(action.msg_id, action.run)
+        elif isinstance(action, Cancel):
+            if dispatcher is not None:
+                dispatcher.cancel(action.request_id)
+        elif action is not None:
+            out.send(action)
+    if dispatcher is not None:
+        dispatcher.drain()
 
 
 def run(wire: tuple[int, int], argv: Sequence[str], env: Mapping[str, str] | None = None) -> int:
@@ -68,11 +99,15 @@ def run(wire: tuple[int, int], argv: Sequence[str], env: Mapping[str, str] | Non
     try:
         cfg = config.load(environ, cwd, environ.get("HOME"))
     except config.ConfigError as exc:
-        sys.stderr.write(f"msd-mcp: refusing to start: {exc}\n")
+        sys.stderr.write(f"msd-mcp: refusing to start: {log.clean(str(exc))}\n")
         return 2
     log.configure(cfg.log_level, cfg.log_file)
     if cfg.audit_log is None:
-        log.note("WARNING", "MSD_AUDIT_LOG is not set: file changes will not be audited")
+        log.note(
+            "WARNING",
+            "MSD_AUDIT_LOG is not set and there is no home for the state directory: "
+            "file changes will not be audited",
+        )
     log.note("DEBUG", "serving %s", cfg.root)
 
     def open_toolbox() -> Toolbox:
@@ -82,7 +117,7 @@ def run(wire: tuple[int, int], argv: Sequence[str], env: Mapping[str, str] | Non
 
     session = Session(open_toolbox)
     try:
-        serve(*wire, session)
+        serve(*wire, session, cfg.call_timeout)
     except KeyboardInterrupt:
         pass
     finally:

@@ -2,16 +2,20 @@
 
 The reader is bounded: a line longer than ``MAX_LINE_BYTES`` is reported once as ``Oversized``
 and skipped up to the next newline, so one huge or endless line cannot exhaust memory or
-desynchronise the stream.
+desynchronise the stream. ``decode`` is strict JSON: ``NaN``, ``Infinity`` and numbers that
+overflow to them are parse errors, so they never reach a tool or the audit log. The writer
+is shared by the reader and the worker threads; a lock keeps each message one whole line.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import threading
     from collections.abc import Iterator
     from typing import Any
 
@@ -70,19 +74,58 @@ def read_lines(fd: int, max_line: int = MAX_LINE_BYTES) -> Iterator[bytes | Over
         yield bytes(buf)
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is out of range")
+    return value
+
+
+def decode(line: bytes) -> Any:
+    """One message, as strict JSON (ValueError or RecursionError when it is not)."""
+    return json.loads(line, parse_constant=_no_constant, parse_float=_finite)
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One message as one line of UTF-8.
+
+    json.dumps escapes control characters, so a message never holds a newline of its own. Text
+    goes out as UTF-8, not ``\\u`` escapes (a third of the size for non-ASCII text); a lone
+    surrogate (an undecodable file name from os.fsdecode) cannot be UTF-8, so it is written
+    as the JSON escape ``\\udcXX`` instead, which is exactly what ``backslashreplace`` emits.
+    allow_nan=False: NaN/Infinity are not JSON and strict clients reject the whole frame.
+    """
+    text = json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return (text + "\n").encode("utf-8", "backslashreplace")
+
+
 class Writer:
-    """Writes JSON-RPC messages to the private wire descriptor."""
+    """Writes JSON-RPC messages to the private wire descriptor (thread-safe once
+    ``threaded`` was called)."""
 
     def __init__(self, fd: int) -> None:
         self._fd = fd
+        self._lock: threading.Lock | None = None
+        self.closed = False
+
+    def threaded(self) -> None:
+        import threading
+
+        self._lock = threading.Lock()
 
     def send(self, message: dict[str, Any]) -> None:
-        # json.dumps escapes control characters, so a message never holds a newline of its own:
-        # one message is exactly one line. ASCII output keeps undecodable file names (lone
-        # surrogates from os.fsdecode) representable instead of failing to encode.
-        # allow_nan=False: NaN/Infinity are not JSON and strict clients reject the whole frame.
-        text = json.dumps(message, separators=(",", ":"), allow_nan=False)
-        data = (text + "\n").encode("ascii")
+        data = encode(message)
+        if self._lock is None:
+            self._write(data)
+            return
+        with self._lock:
+            self._write(data)
+
+    def _write(self, data: bytes) -> None:
         view = memoryview(data)
         while view:
             # A blocking pipe takes the whole buffer in one write; the loop only covers a

@@ -17,7 +17,7 @@ import json
 from typing import Any
 
 from ..toolspec import JSONObject, ToolError
-from .fsio import atomic_write, read_text
+from .fsio import atomic_write, exists, read_text
 from .locking import file_lock
 from .project import Project
 
@@ -73,9 +73,9 @@ def _merge(base: JSONObject, over: JSONObject) -> JSONObject:
 def read_file(project: Project) -> JSONObject:
     """The raw config.json mapping ({} when the file does not exist)."""
     path = project.file("config.json")
-    if not path.exists():
+    if not exists(project, path):
         return {}
-    text = read_text(path, project.rel(path))
+    text = read_text(project, path, project.rel(path))
     try:
         data = json.loads(text)
     except ValueError as exc:
@@ -150,7 +150,7 @@ def config_set(project: Project, key: str, value: Any) -> JSONObject:
     project.require_planning()
     value = coerce(key, value)
     path = project.file("config.json")
-    with file_lock(project.file(".lock")):
+    with file_lock(project, project.lock(".lock")):
         data = read_file(project)
         node = data
         parts = key.split(".")
@@ -161,7 +161,7 @@ def config_set(project: Project, key: str, value: Any) -> JSONObject:
             node = child
         previous = node.get(parts[-1])
         node[parts[-1]] = value
-        atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        atomic_write(project, path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return {"key": key, "value": value, "previous": previous, "path": project.rel(path)}
 
 

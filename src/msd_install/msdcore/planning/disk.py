@@ -4,23 +4,27 @@ The status of a phase is read from which documents exist, so it can never disagr
 files the agents actually wrote: CONTEXT -> discussed, RESEARCH -> researched, any PLAN ->
 planned, some SUMMARY -> in_progress, a SUMMARY for every PLAN -> executed, VERIFICATION ->
 verified (its frontmatter status tells whether it passed).
+
+Only real directories and regular files count: a symlink in ``phases/`` or in a phase
+directory is not followed (``fsio.entries``), so it can neither add a phase nor a document.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
+from ..confine import Target
 from ..toolspec import JSONObject, ToolError
 from . import phasenum
+from .fsio import subdirectories
 from .phasenum import PhaseKey
-from .project import Project
+from .project import Project, child
 
 
 @dataclass
 class PhaseDir:
     key: PhaseKey
-    path: Path
+    path: Target
     slug: str
     plans: list[str] = field(default_factory=list)  # plan numbers, e.g. ["01", "02"]
     summaries: list[str] = field(default_factory=list)
@@ -28,6 +32,9 @@ class PhaseDir:
 
     def has(self, kind: str) -> bool:
         return f"{phasenum.prefix(self.key)}-{kind}.md" in self.files
+
+    def doc(self, name: str) -> Target:
+        return child(self.path, name)
 
     @property
     def incomplete_plans(self) -> list[str]:
@@ -52,15 +59,15 @@ class PhaseDir:
     def to_json(self, project: Project) -> JSONObject:
         pre = phasenum.prefix(self.key)
         docs = {
-            kind.lower(): (project.rel(self.path / f"{pre}-{kind}.md") if self.has(kind) else None)
+            kind.lower(): (project.rel(self.doc(f"{pre}-{kind}.md")) if self.has(kind) else None)
             for kind in ("CONTEXT", "RESEARCH", "VERIFICATION", "UAT")
         }
         return {
             "number": phasenum.canonical(self.key),
             "dir": project.rel(self.path),
             "prefix": pre,
-            "plans": [project.rel(self.path / f"{pre}-{p}-PLAN.md") for p in self.plans],
-            "summaries": [project.rel(self.path / f"{pre}-{p}-SUMMARY.md") for p in self.summaries],
+            "plans": [project.rel(self.doc(f"{pre}-{p}-PLAN.md")) for p in self.plans],
+            "summaries": [project.rel(self.doc(f"{pre}-{p}-SUMMARY.md")) for p in self.summaries],
             "incomplete_plans": self.incomplete_plans,
             "next_plan": f"{max((int(p) for p in self.plans), default=0) + 1:02d}",
             "status": self.status,
@@ -70,15 +77,13 @@ class PhaseDir:
 
 def scan(project: Project) -> dict[PhaseKey, PhaseDir]:
     """Every phase directory, by phase number; two directories for one number is an error."""
-    root = project.planning / "phases"
+    root = project.file("phases")
     out: dict[PhaseKey, PhaseDir] = {}
-    if not root.is_dir():
-        return out
-    for entry in sorted(root.iterdir()):
-        m = phasenum.DIR_RE.match(entry.name)
-        if not m or not entry.is_dir() or entry.is_symlink():
-            continue
+    for name, files in subdirectories(project, root, lambda n: bool(phasenum.DIR_RE.match(n))):
+        m = phasenum.DIR_RE.match(name)
+        assert m is not None
         key = phasenum.parse(m.group("num"))
+        entry = child(root, name)
         if key in out:
             raise ToolError(
                 "duplicate_phase",
@@ -86,7 +91,7 @@ def scan(project: Project) -> dict[PhaseKey, PhaseDir]:
                 f"phase {phasenum.canonical(key)}",
             )
         phase = PhaseDir(key, entry, m.group("slug") or "")
-        for doc in sorted(p.name for p in entry.iterdir() if p.is_file()):
+        for doc in files:
             phase.files.append(doc)
             plan = phasenum.PLAN_RE.match(doc)
             summary = phasenum.SUMMARY_RE.match(doc)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
+from ..confine import Target
 from ..toolspec import JSONObject, ToolError
 from . import schemas, yamlish
 from .fsio import atomic_write, read_text
@@ -58,8 +58,8 @@ def parse_text(text: str, source: str) -> tuple[JSONObject, Document]:
     return data, doc
 
 
-def read(path: Path, source: str) -> tuple[JSONObject, Document]:
-    return parse_text(read_text(path, source), source)
+def read(project: Project, path: Target, source: str) -> tuple[JSONObject, Document]:
+    return parse_text(read_text(project, path, source), source)
 
 
 def _top_level_span(lines: list[str], key: str) -> tuple[int, int] | None:
@@ -117,7 +117,7 @@ def parse_value(raw: str) -> Any:
 
 def frontmatter_get(project: Project, file: str, key: str | None = None) -> JSONObject:
     path = project.user_path(file)
-    data, doc = read(path, project.rel(path))
+    data, doc = read(project, path, project.rel(path))
     if key is None:
         return {"path": project.rel(path), "frontmatter": data, "has_frontmatter": doc.head != ""}
     if key not in data:
@@ -128,10 +128,10 @@ def frontmatter_get(project: Project, file: str, key: str | None = None) -> JSON
 def frontmatter_set(project: Project, file: str, key: str, value: Any) -> JSONObject:
     path = project.user_path(file)
     source = project.rel(path)
-    old = read_text(path, source)
+    old = read_text(project, path, source)
     new = with_key(old, key, value, source)
     if new != old:
-        atomic_write(path, new)
+        atomic_write(project, path, new)
     return {"path": source, "key": key, "value": value, "changed": new != old}
 
 
@@ -141,6 +141,6 @@ def frontmatter_validate(project: Project, file: str, schema: str) -> JSONObject
             "invalid_value", f"--schema must be one of {', '.join(schemas.SCHEMAS)}, not {schema!r}"
         )
     path = project.user_path(file)
-    data, _ = read(path, project.rel(path))
+    data, _ = read(project, path, project.rel(path))
     errors = schemas.validate(data, schema)
     return {"path": project.rel(path), "schema": schema, "valid": not errors, "errors": errors}

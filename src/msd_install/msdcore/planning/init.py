@@ -10,6 +10,7 @@ add their own facts. Problems in individual files do not abort ``init``: they ar
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from pathlib import Path
 from ..toolspec import JSONObject, ToolError
 from . import config, disk, models, phasenum, progress, state
 from .frontmatter import read
+from .fsio import entries, exists, files_in, is_dir
 from .project import PLANNING_FILES, Project
 
 # Keys of disk.PhaseDir.to_json that init already reports under other names.
@@ -50,14 +52,27 @@ CODE_MARKERS = (
 )
 
 
+def _read_head(path: Path) -> str | None:
+    """The first 4 KiB of ``.git/HEAD`` (the file itself, never a symlink's target)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        return os.read(fd, 4096).decode("utf-8", "replace").strip()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def _git_branch(root: Path) -> JSONObject:
     # Read .git/HEAD directly: spawning git would cost more than the rest of init together.
     for candidate in (root, *root.parents):
         dot_git = candidate / ".git"
         if dot_git.is_dir():
-            try:
-                head = (dot_git / "HEAD").read_text(encoding="utf-8").strip()
-            except OSError:
+            head = _read_head(dot_git / "HEAD")
+            if head is None:
                 return {"repo": True, "branch": None}
             branch = (
                 head[len("ref: refs/heads/") :] if head.startswith("ref: refs/heads/") else None
@@ -75,7 +90,7 @@ def _common(project: Project, workflow: str, errors: list[str]) -> JSONObject:
         errors.append(exc.message)
         cfg = config.effective_defaults()
     fields: JSONObject | None = None
-    if project.file("STATE.md").exists():
+    if exists(project, project.file("STATE.md")):
         try:
             fields = state.load(project)[0]
         except ToolError as exc:
@@ -91,10 +106,10 @@ def _common(project: Project, workflow: str, errors: list[str]) -> JSONObject:
     return {
         "workflow": workflow,
         "project_root": str(project.root),
-        "planning_exists": project.planning.is_dir(),
-        "project_exists": project.file("PROJECT.md").exists(),
+        "planning_exists": is_dir(project, project.planning),
+        "project_exists": exists(project, project.file("PROJECT.md")),
         "files": {
-            key: {"path": rel, "exists": (project.root / rel).exists()}
+            key: {"path": rel, "exists": exists(project, project.path(rel))}
             for key, rel in PLANNING_FILES.items()
         },
         "config": cfg,
@@ -130,6 +145,7 @@ def _phase(project: Project, number: str | None, base: JSONObject, errors: list[
         )
     name = listed.name if listed else (d.slug.replace("-", " ") if d else "")
     directory = d.path if d else project.file(f"phases/{phasenum.dir_name(key, name)}")
+    docs = disk.PhaseDir(key, directory, "")
     pre = phasenum.prefix(key)
     info: JSONObject = {
         "number": phasenum.canonical(key),
@@ -145,7 +161,7 @@ def _phase(project: Project, number: str | None, base: JSONObject, errors: list[
         "requirements": listed.requirements if listed else [],
         "success_criteria": listed.success_criteria if listed else [],
         "paths": {
-            kind.lower(): project.rel(directory / f"{pre}-{kind}.md")
+            kind.lower(): project.rel(docs.doc(f"{pre}-{kind}.md"))
             for kind in ("CONTEXT", "RESEARCH", "VERIFICATION", "UAT")
         },
     }
@@ -166,7 +182,7 @@ def _plan_waves(project: Project, phase: JSONObject, errors: list[str]) -> JSONO
     waves: dict[str, list[JSONObject]] = {}
     for rel in phase["plans"]:
         try:
-            data, _ = read(project.root / rel, rel)
+            data, _ = read(project, project.path(rel), rel)
         except ToolError as exc:
             errors.append(exc.message)
             continue
@@ -187,13 +203,16 @@ def _plan_waves(project: Project, phase: JSONObject, errors: list[str]) -> JSONO
 def _extra(project: Project, workflow: str, out: JSONObject, errors: list[str]) -> None:
     cfg = out["config"]
     if workflow == "new-project":
-        code = [m for m in CODE_MARKERS if (project.root / m).exists()]
-        mapped = [d for d in CODEBASE_DOCS if project.file(f"codebase/{d}").exists()]
+        code = [m for m in CODE_MARKERS if exists(project, project.path(m))]
+        mapped = [d for d in CODEBASE_DOCS if exists(project, project.file(f"codebase/{d}"))]
         out.update(code_markers=code, is_brownfield=bool(code), has_codebase_map=bool(mapped))
         out["needs_codebase_map"] = bool(code) and not mapped
     elif workflow == "map-codebase":
         out["codebase_docs"] = {
-            d: {"path": f".planning/codebase/{d}", "exists": project.file(f"codebase/{d}").exists()}
+            d: {
+                "path": f".planning/codebase/{d}",
+                "exists": exists(project, project.file(f"codebase/{d}")),
+            }
             for d in CODEBASE_DOCS
         }
     elif workflow == "execute-phase":
@@ -209,24 +228,22 @@ def _extra(project: Project, workflow: str, out: JSONObject, errors: list[str]) 
         out["progress"] = progress.summary(project)
     elif workflow == "quick":
         stamp = time.strftime("%y%m%d", time.gmtime())
-        quick = project.file("quick")
-        today = [p.name for p in quick.iterdir()] if quick.is_dir() else []
+        today = [name for name, _ in entries(project, project.file("quick"))]
         seq = sum(1 for n in today if n.startswith(f"{stamp}-")) + 1
         out["quick_id"] = f"{stamp}-{seq:03d}"
         out["quick_dir"] = ".planning/quick"
     elif workflow == "debug":
-        debug = project.file("debug")
-        sessions = (
-            sorted(p.name for p in debug.glob("*.md") if p.name != "knowledge-base.md")
-            if debug.is_dir()
-            else []
-        )
+        sessions = [
+            name
+            for name in files_in(project, project.file("debug"))
+            if name.endswith(".md") and name != "knowledge-base.md"
+        ]
         out["active_sessions"] = [f".planning/debug/{s}" for s in sessions]
         out["knowledge_base"] = ".planning/debug/knowledge-base.md"
     elif workflow in ("pause-work", "resume-work"):
         out["continue_here"] = {
             "path": ".planning/continue-here.md",
-            "exists": project.file("continue-here.md").exists(),
+            "exists": exists(project, project.file("continue-here.md")),
         }
     elif workflow in ("new-milestone", "complete-milestone"):
         summary = progress.summary(project)

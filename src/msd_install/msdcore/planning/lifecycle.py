@@ -10,7 +10,7 @@ import time
 
 from ..toolspec import JSONObject, ToolError
 from . import disk, phasenum, progress, roadmap, state
-from .fsio import atomic_write, read_text
+from .fsio import atomic_write, exists, read_text
 from .locking import file_lock
 from .project import Project
 
@@ -57,7 +57,7 @@ def phase_complete(project: Project, number: str, force: bool = False) -> JSONOb
     """Check the phase's box in ROADMAP.md and move STATE.md on to the next phase."""
     project.require_planning()
     key = phasenum.parse(number)
-    with file_lock(project.file(".lock")):
+    with file_lock(project, project.lock(".lock")):
         path = project.file("ROADMAP.md")
         rm = progress.load_roadmap(project, required=True)
         assert rm is not None
@@ -71,11 +71,14 @@ def phase_complete(project: Project, number: str, force: bool = False) -> JSONOb
                 f"phase {phasenum.canonical(key)}: plans without a SUMMARY: {', '.join(missing)} "
                 "(pass --force to complete anyway)",
             )
-        atomic_write(path, roadmap.with_complete(read_text(path, project.rel(path)), key))
+        text = read_text(project, path, project.rel(path))
+        checked = roadmap.with_complete(text, key)
+        if checked != text:
+            atomic_write(project, path, checked)
         info = progress.summary(project)
         nxt = info["current_phase"]
         state_updated = False
-        if project.file("STATE.md").exists():
+        if exists(project, project.file("STATE.md")):
 
             def change(fields: JSONObject) -> JSONObject:
                 next_key = phasenum.parse(nxt["number"]) if nxt else None

@@ -27,8 +27,8 @@ PhaseKey = tuple[int, ...]
 
 def parse(text: object) -> PhaseKey:
     """``"02.1"`` -> ``(2, 1)``; anything else is an ``invalid_phase`` error."""
-    value = str(text).strip() if isinstance(text, (str, int)) else ""
-    if not NUMBER_RE.match(value):
+    value = str(text).strip() if isinstance(text, (str, int)) and not isinstance(text, bool) else ""
+    if len(value) > 32 or not NUMBER_RE.match(value):
         raise ToolError("invalid_phase", f"{text!r}: a phase number looks like 3 or 2.1")
     return tuple(int(part) for part in value.split("."))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..toolspec import JSONObject, ToolError
 from . import disk, phasenum, progress, roadmap, state
-from .fsio import atomic_write, ensure_dir, read_text
+from .fsio import atomic_write, ensure_dir, exists, read_text
 from .locking import file_lock
 from .phasenum import PhaseKey
 from .project import Project
@@ -21,11 +21,11 @@ def _known_keys(project: Project, rm: roadmap.Roadmap) -> list[PhaseKey]:
 
 def _create(project: Project, key: PhaseKey, name: str, goal: str, deps: list[str]) -> JSONObject:
     path = project.file("ROADMAP.md")
-    text = read_text(path, project.rel(path))
+    text = read_text(project, path, project.rel(path))
     new_text = roadmap.with_phase(text, key, name, goal, deps)
     directory = project.file(f"phases/{phasenum.dir_name(key, name)}")
-    ensure_dir(directory)
-    atomic_write(path, new_text)
+    ensure_dir(project, directory)
+    atomic_write(project, path, new_text)
     return {
         "number": phasenum.canonical(key),
         "name": name,
@@ -36,7 +36,7 @@ def _create(project: Project, key: PhaseKey, name: str, goal: str, deps: list[st
 
 
 def _sync_state_counts(project: Project) -> bool:
-    if not project.file("STATE.md").exists():
+    if not exists(project, project.file("STATE.md")):
         return False
 
     def change(fields: JSONObject) -> JSONObject:
@@ -68,7 +68,7 @@ def phase_list(project: Project) -> JSONObject:
 def phase_add(project: Project, name: str, goal: str = "") -> JSONObject:
     project.require_planning()
     name = _clean_name(name)
-    with file_lock(project.file(".lock")):
+    with file_lock(project, project.lock(".lock")):
         rm = progress.load_roadmap(project, required=True)
         assert rm is not None
         known = _known_keys(project, rm)
@@ -83,7 +83,7 @@ def phase_insert(project: Project, after: str, name: str, goal: str = "") -> JSO
     project.require_planning()
     name = _clean_name(name)
     anchor = phasenum.parse(after)
-    with file_lock(project.file(".lock")):
+    with file_lock(project, project.lock(".lock")):
         rm = progress.load_roadmap(project, required=True)
         assert rm is not None
         known = _known_keys(project, rm)

@@ -12,18 +12,18 @@ from typing import Any
 
 from ..toolspec import JSONObject, ToolError
 from . import disk, phasenum, roadmap
-from .fsio import read_text
+from .fsio import exists, read_text
 from .phasenum import PhaseKey
 from .project import Project
 
 
 def load_roadmap(project: Project, required: bool = False) -> roadmap.Roadmap | None:
     path = project.file("ROADMAP.md")
-    if not path.exists():
+    if not exists(project, path):
         if required:
             raise ToolError("no_roadmap", f"{project.rel(path)}: not found (create it first)")
         return None
-    return roadmap.parse(read_text(path, project.rel(path)))
+    return roadmap.parse(read_text(project, path, project.rel(path)))
 
 
 def merged(project: Project) -> list[JSONObject]:

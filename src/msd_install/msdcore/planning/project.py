@@ -1,41 +1,30 @@
-"""Where a project's planning files live, and keeping every path argument inside the project.
+"""Where a project's planning files live, and keeping every path inside the project.
 
-A project is the nearest ancestor of the working directory that contains ``.planning/`` (so
-``msd-tools`` works from any subdirectory), or the working directory itself before
-``new-project`` has created it. Every file a command reads or writes is resolved with
-``realpath`` and must stay inside the project root, compared component-wise, so ``..``, symlinks
-leaving the tree and sibling-prefix names (``/w/project2`` vs ``/w/project``) are refused.
+A project is a directory below a confinement root (``ToolContext.root``). For ``msd-tools`` the
+root *is* the project: the nearest ancestor of the working directory that contains
+``.planning/`` (so the CLI works from any subdirectory), or the working directory itself
+before ``new-project`` has created it. For the MCP tools the root is the server's workspace
+and the project is the ``project_path`` argument inside it.
+
+Paths are never used as strings to open anything. ``file``/``path``/``user_path`` confine an
+argument with ``confine.resolve`` (the same check every file tool uses; in-workspace symlinks
+are followed there, once, and a target outside the project is ``outside_project``) and
+return a ``Target``: the real path's components below the root. ``fsio`` then reaches them
+with ``O_NOFOLLOW`` descriptors from the root, so a directory swapped for a symlink after the
+check makes the access fail instead of leaving the project.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from ..confine import check_raw
-from ..toolspec import ToolError
+from ..confine import Target, resolve
+from ..toolspec import ToolContext, ToolError
 
 PLANNING = ".planning"
-
-
-def contained(path: Path, root: Path) -> bool:
-    """True when the already-resolved ``path`` is ``root`` or below it (component-wise)."""
-    return path == root or root in path.parents
-
-
-def resolve_inside(user_path: str, base: Path, root: Path) -> Path:
-    """``user_path`` (relative to ``base`` or absolute) resolved, refused unless inside ``root``."""
-    # The MCP file tools' lexical rules (type, empty, NUL, Windows forms, name length).
-    check_raw(user_path)
-    try:
-        resolved = Path(os.path.realpath(base / user_path))
-    except (OSError, ValueError) as exc:
-        raise ToolError("invalid_path", f"{user_path!r}: {exc}") from None
-    if not contained(resolved, root):
-        raise ToolError("outside_project", f"{user_path!r}: outside the project directory")
-    return resolved
 
 
 def find_root(cwd: Path) -> Path:
@@ -47,48 +36,81 @@ def find_root(cwd: Path) -> Path:
     return start
 
 
+def child(parent: Target, name: str) -> Target:
+    """An entry found by listing ``parent`` (reached without following anything)."""
+    return parent.child(name)
+
+
 @dataclass(frozen=True)
 class Project:
-    """A resolved project root plus the directory relative paths are read from."""
+    """A project directory (``base``) below the confinement root, and where relative paths
+    given by a caller start (``cwd``, inside ``base``)."""
 
-    root: Path
-    cwd: Path
-    env: Mapping[str, str] = field(default_factory=dict)
+    ctx: ToolContext
+    base: tuple[str, ...] = ()
+    cwd: tuple[str, ...] = ()
 
     @classmethod
     def discover(cls, cwd: Path, env: Mapping[str, str]) -> Project:
+        """The CLI's project: confined to the project directory itself."""
         if not cwd.is_dir():
             raise ToolError("not_found", f"{cwd}: no such directory")
-        return cls(find_root(cwd), Path(os.path.realpath(cwd)), env)
+        root = find_root(cwd)
+        inner = Path(os.path.realpath(cwd)).relative_to(root).parts
+        return cls(ToolContext(root=root, env=env), (), inner)
 
     @property
-    def planning(self) -> Path:
-        return self.root / PLANNING
+    def env(self) -> Mapping[str, str]:
+        return self.ctx.env
 
-    def file(self, name: str) -> Path:
-        """A path under ``.planning/`` by its relative name (checked to stay inside)."""
-        return resolve_inside(f"{PLANNING}/{name}", self.root, self.root)
+    @property
+    def root(self) -> Path:
+        """The project directory (for display and as git's working directory)."""
+        return self.ctx.root.joinpath(*self.base)
 
-    def user_path(self, user_path: str) -> Path:
+    def _resolve(self, raw: object, start: tuple[str, ...], follow: bool = True) -> Target:
+        return resolve(
+            self.ctx.root,
+            raw,
+            "path",
+            base=start,
+            within=self.base,
+            outside="outside_project",
+            follow_leaf=follow,
+        )
+
+    def path(self, rel: str) -> Target:
+        """A path relative to the project directory."""
+        return self._resolve(rel, self.base)
+
+    def file(self, name: str) -> Target:
+        """A path under ``.planning/`` by its relative name."""
+        return self.path(f"{PLANNING}/{name}")
+
+    def lock(self, name: str) -> Target:
+        """A lock file under ``.planning/``: the entry itself, never what a link there names."""
+        return self._resolve(f"{PLANNING}/{name}", self.base, follow=False)
+
+    def user_path(self, user_path: object) -> Target:
         """A path argument given by the caller, relative to the working directory."""
-        return resolve_inside(user_path, self.cwd, self.root)
+        return self._resolve(user_path, self.cwd)
 
-    def rel(self, path: Path) -> str:
-        """``path`` relative to the project root, with forward slashes."""
-        try:
-            return path.relative_to(self.root).as_posix()
-        except ValueError:
-            return path.as_posix()
+    def rel(self, target: Target) -> str:
+        """``target`` relative to the project directory, with forward slashes."""
+        return "/".join(target.parts[len(self.base) :]) or "."
 
-    def require_planning(self) -> Path:
+    @property
+    def planning(self) -> Target:
+        return self.path(PLANNING)
+
+    def require_planning(self) -> Target:
+        from .fsio import is_dir
+
         planning = self.planning
-        if not planning.is_dir():
+        if not is_dir(self, planning):
             raise ToolError(
                 "no_project", "no .planning/ directory here or above (run /msd-new-project first)"
             )
-        real = Path(os.path.realpath(planning))
-        if not contained(real, self.root):
-            raise ToolError("outside_project", f"{planning}: resolves outside the project")
         return planning
 
 

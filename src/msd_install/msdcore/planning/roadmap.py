@@ -32,11 +32,11 @@ from ..toolspec import JSONObject, ToolError
 from . import phasenum
 from .phasenum import PhaseKey
 
-CHECK_RE = re.compile(
-    r"^\s*[-*] \[(?P<mark>[ xX])\]\s+\*\*Phase\s+(?P<num>\d+(?:\.\d+)*)\s*:\s*(?P<name>.*?)\*\*"
-    r"(?:\s*[-–—:]\s*(?P<goal>.*))?\s*$"
-)
-DETAIL_RE = re.compile(r"^###\s+Phase\s+(?P<num>\d+(?:\.\d+)*)\s*:\s*(?P<name>.+?)\s*$")
+# Only the fixed-shape heads are regexes; the free text after them is cut with str methods,
+# because a lazy name followed by optional parts backtracks quadratically on long lines.
+CHECK_HEAD_RE = re.compile(r"^\s*[-*] \[(?P<mark>[ xX])\]\s+\*\*Phase\s+(?P<num>\d+(?:\.\d+)*)\s*:")
+DETAIL_HEAD_RE = re.compile(r"^###\s+Phase\s+(?P<num>\d+(?:\.\d+)*)\s*:")
+_SPACES = re.compile(r"\s*")
 LABEL_RE = re.compile(r"^\*\*(?P<label>[^*]+?):?\*\*(?:\s*\([^)]*\))?\s*:?\s*(?P<value>.*)$")
 ITEM_RE = re.compile(r"^\s*(?:\d+[.)]|[-*])\s+(?P<text>.+)$")
 PLAN_RE = re.compile(r"^\s*[-*] \[(?P<mark>[ xX])\]\s+(?P<text>.+)$")
@@ -85,8 +85,47 @@ class Roadmap:
         return next((p for p in self.phases if p.key == key), None)
 
 
-def _strip_comments(text: str) -> str:
-    return re.sub(r"<!--.*?-->", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+def strip_comments(text: str, keep_lines: bool = False) -> str:
+    """``text`` without ``<!-- ... -->`` comments (an unclosed one stays as it is), linear.
+
+    With ``keep_lines``, each comment leaves its newlines, so line numbers stay valid."""
+    out: list[str] = []
+    pos = 0
+    while True:
+        start = text.find("<!--", pos)
+        end = text.find("-->", start + 4) if start >= 0 else -1
+        if end < 0:
+            out.append(text[pos:])
+            return "".join(out)
+        out.append(text[pos:start])
+        if keep_lines:
+            out.append("\n" * text.count("\n", start, end + 3))
+        pos = end + 3
+
+
+def check_entry(line: str) -> tuple[str, str, str, str] | None:
+    """``(mark, number, name, goal)`` of a ``- [ ] **Phase N: Name** - goal`` line."""
+    m = CHECK_HEAD_RE.match(line)
+    if not m:
+        return None
+    rest = line[m.end() :]
+    body_end = len(rest.rstrip())
+    at = rest.find("**")
+    while at >= 0:  # the name ends at the first '**' followed by nothing, or by '-', ':' ...
+        after = _SPACES.match(rest, at + 2).end()  # type: ignore[union-attr]
+        if after >= body_end:
+            return m.group("mark"), m.group("num"), rest[:at].strip(), ""
+        if rest[after] in "-–—:":
+            return m.group("mark"), m.group("num"), rest[:at].strip(), rest[after + 1 :].strip()
+        at = rest.find("**", at + 2)
+    return None
+
+
+def detail_head(line: str) -> tuple[str, str] | None:
+    """``(number, name)`` of a ``### Phase N: Name`` line (the name must not be empty)."""
+    m = DETAIL_HEAD_RE.match(line)
+    name = line[m.end() :].strip() if m else ""
+    return (m.group("num"), name) if m and name else None
 
 
 def _split_list(value: str) -> list[str]:
@@ -136,7 +175,7 @@ def _parse_block(phase: Phase, lines: list[str]) -> None:
 
 def parse(text: str) -> Roadmap:
     lines = text.splitlines(keepends=True)
-    clean = _strip_comments(text).splitlines()
+    clean = strip_comments(text, keep_lines=True).splitlines()
     sections: dict[str, tuple[int, int]] = {}
     current, start = "", 0
     for i, line in enumerate(clean):
@@ -152,32 +191,31 @@ def parse(text: str) -> Roadmap:
     details_at: dict[PhaseKey, tuple[int, int]] = {}
     lo, hi = sections.get("Phases", (0, 0))
     for i in range(lo, hi):
-        m = CHECK_RE.match(clean[i])
-        if not m:
+        entry = check_entry(clean[i])
+        if entry is None:
             continue
-        key = phasenum.parse(m.group("num"))
+        mark, num, name, goal = entry
+        key = phasenum.parse(num)
         if key in checklist_at:
             warnings.append(f"line {i + 1}: phase {phasenum.canonical(key)} listed twice")
             continue
         checklist_at[key] = i
-        by_key[key] = Phase(
-            key, m.group("name").strip(), m.group("mark") != " ", (m.group("goal") or "").strip()
-        )
+        by_key[key] = Phase(key, name, mark != " ", goal)
         by_key[key].in_checklist = True
     lo, hi = sections.get("Phase Details", (0, 0))
-    heads = [(i, DETAIL_RE.match(clean[i])) for i in range(lo, hi) if clean[i].startswith("### ")]
-    for n, (i, m) in enumerate(heads):
+    heads = [(i, detail_head(clean[i])) for i in range(lo, hi) if clean[i].startswith("### ")]
+    for n, (i, head) in enumerate(heads):
         end = heads[n + 1][0] if n + 1 < len(heads) else hi
-        if not m:
+        if head is None:
             continue
-        key = phasenum.parse(m.group("num"))
+        key = phasenum.parse(head[0])
         if key in details_at:
             warnings.append(f"line {i + 1}: details for phase {phasenum.canonical(key)} repeated")
             continue
         details_at[key] = (i, end)
         phase = by_key.get(key)
         if phase is None:
-            phase = by_key[key] = Phase(key, m.group("name").strip())
+            phase = by_key[key] = Phase(key, head[1])
             warnings.append(
                 f"line {i + 1}: phase {phasenum.canonical(key)} has details but no checklist entry"
             )

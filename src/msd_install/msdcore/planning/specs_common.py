@@ -4,27 +4,31 @@
 ``msdcore.confine.resolve`` (the same function every file tool uses) and must name an existing
 directory. Unlike the CLI, no ancestor search happens: the project is exactly that directory,
 so a call can never reach above the path the client named. File arguments are then resolved
-relative to the project and must stay inside it (``Project.user_path``).
+relative to the project and must stay inside it (``Project.user_path``), and every access
+goes through the workspace's descriptors (``fsio``), like the file tools' own.
 """
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from ..confine import resolve
+from ..safeio import stat_entry
 from ..toolspec import JSONObject, ToolContext, ToolError
 from .project import Project
 
 PROJECT_PATH: JSONObject = {
     "type": "string",
     "minLength": 1,
+    "maxLength": 4096,
     "default": ".",
     "description": "Project directory, relative to the workspace root (default: the root).",
 }
-STRING: JSONObject = {"type": "string"}
-NONEMPTY: JSONObject = {"type": "string", "minLength": 1}
+STRING: JSONObject = {"type": "string"}  # results
+TEXT: JSONObject = {"type": "string", "maxLength": 65536}  # arguments
+NONEMPTY: JSONObject = {"type": "string", "minLength": 1, "maxLength": 4096}
 PHASE: JSONObject = {
     "type": "string",
     "minLength": 1,
@@ -34,6 +38,7 @@ PHASE: JSONObject = {
 FILE: JSONObject = {
     "type": "string",
     "minLength": 1,
+    "maxLength": 4096,
     "description": "File path relative to the project directory.",
 }
 ANY_OBJECT: JSONObject = {"type": "object"}
@@ -56,9 +61,13 @@ def outputs(props: dict[str, Any], required: list[str] | None = None) -> JSONObj
 
 def project_of(ctx: ToolContext, args: JSONObject) -> Project:
     target = resolve(ctx.root, args.get("project_path", "."), "project_path")
-    if not target.real.is_dir():
+    try:
+        st = stat_entry(ctx.root, target.parts)
+    except OSError:
+        st = None
+    if st is None or not stat.S_ISDIR(st.st_mode):
         raise ToolError("not_found", f"project_path '{target.rel}' is not a directory")
-    return Project(target.real, target.real, dict(ctx.env))
+    return Project(ctx, target.parts, target.parts)
 
 
 def with_project(
@@ -70,13 +79,3 @@ def with_project(
         return fn(project_of(ctx, args), args)
 
     return run
-
-
-def planning_files(*names: str) -> Callable[[ToolContext, JSONObject], list[Path]]:
-    """``touched_paths`` for tools that write fixed files under ``.planning/``."""
-
-    def touched(ctx: ToolContext, args: JSONObject) -> list[Path]:
-        project = project_of(ctx, args)
-        return [project.file(name) for name in names]
-
-    return touched

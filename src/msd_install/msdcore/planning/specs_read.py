@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from ..toolspec import JSONObject, ToolContext, ToolSpec
 from . import analyze, config, frontmatter, phases, progress, state, todo, verify
-from .specs_common import FILE, NONEMPTY, PHASE, STRING, inputs, outputs, with_project
+from .specs_common import FILE, NONEMPTY, PHASE, STRING, TEXT, inputs, outputs, with_project
 
 ARRAY = {"type": "array"}
 OBJECT = {"type": "object"}
@@ -98,7 +98,7 @@ READ_TOOLS: list[ToolSpec] = [
         "Get config",
         "A .planning/config.json value by dotted key (defaults applied: absent workflow flags"
         " are enabled), or the whole effective config when key is omitted.",
-        {"key": STRING},
+        {"key": TEXT},
         [],
         {"key": STR_OR_NULL, "value": ANY},
         with_project(lambda p, a: config.config_get(p, a.get("key") or None)),
@@ -116,7 +116,7 @@ READ_TOOLS: list[ToolSpec] = [
         "frontmatter_get",
         "Get frontmatter",
         "The YAML frontmatter of a planning document, or one key of it.",
-        {"file": FILE, "key": STRING},
+        {"file": FILE, "key": TEXT},
         ["file"],
         {"path": STRING},
         with_project(lambda p, a: frontmatter.frontmatter_get(p, a["file"], a.get("key"))),

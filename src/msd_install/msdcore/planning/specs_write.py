@@ -1,34 +1,26 @@
-"""Mutating planning tools (MCP). Each declares the files it touches, for the audit log, and
-its ``run`` calls the function the CLI subcommand calls."""
+"""Mutating planning tools (MCP): each ``run`` calls the function the CLI subcommand calls.
+
+What they change is journaled for the audit log by ``safewrite`` as it happens, so nothing has
+to be predicted here."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 from ..toolspec import JSONObject, ToolContext, ToolSpec
 from . import config, frontmatter, lifecycle, phases, state, template, todo
-from .specs_common import (
-    FILE,
-    NONEMPTY,
-    PHASE,
-    STRING,
-    inputs,
-    outputs,
-    planning_files,
-    project_of,
-    with_project,
-)
+from .specs_common import FILE, NONEMPTY, PHASE, STRING, TEXT, inputs, outputs, with_project
 
 ANY: dict[str, str] = {}
 BOOL = {"type": "boolean"}
 OBJECT = {"type": "object"}
 STATE_VALUE = {
     "type": ["string", "integer", "array", "null"],
-    "items": {"type": "string"},
+    "items": {"type": "string", "maxLength": 65536},
+    "maxItems": 1000,
+    "maxLength": 65536,
     "description": 'Field value; phase numbers as strings ("2.1"), blockers as a list.',
 }
-Touched = Callable[[ToolContext, JSONObject], list[Path]]
 
 
 def _spec(
@@ -39,7 +31,6 @@ def _spec(
     required: list[str],
     out: dict[str, object],
     run: Callable[[ToolContext, JSONObject], JSONObject],
-    touched: Touched,
     *,
     destructive: bool,
     idempotent: bool,
@@ -54,30 +45,7 @@ def _spec(
         read_only=False,
         destructive=destructive,
         idempotent=idempotent,
-        touched_paths=touched,
     )
-
-
-def _user_file(key: str) -> Touched:
-    def touched(ctx: ToolContext, args: JSONObject) -> list[Path]:
-        value = args.get(key)
-        return [project_of(ctx, args).user_path(value)] if value else []
-
-    return touched
-
-
-def _todo_add_paths(ctx: ToolContext, args: JSONObject) -> list[Path]:
-    project = project_of(ctx, args)
-    return [todo.file_for(project, todo.next_id(project), str(args.get("title", "")))]
-
-
-def _todo_done_paths(ctx: ToolContext, args: JSONObject) -> list[Path]:
-    project = project_of(ctx, args)
-    match = todo.find_pending(project, str(args.get("id", "")))
-    if match is None:
-        return []
-    source = project.root / match["path"]
-    return [source, project.file(f"todos/completed/{source.name}")]
 
 
 WRITE_TOOLS: list[ToolSpec] = [
@@ -89,7 +57,6 @@ WRITE_TOOLS: list[ToolSpec] = [
         ["field", "value"],
         {"field": STRING, "value": ANY, "previous": ANY},
         with_project(lambda p, a: state.state_update(p, a["field"], a["value"])),
-        planning_files("STATE.md"),
         destructive=True,
         idempotent=True,
     ),
@@ -101,7 +68,6 @@ WRITE_TOOLS: list[ToolSpec] = [
         ["changes"],
         {"updated": OBJECT, "previous": OBJECT},
         with_project(lambda p, a: state.state_patch(p, a["changes"])),
-        planning_files("STATE.md"),
         destructive=True,
         idempotent=True,
     ),
@@ -114,7 +80,6 @@ WRITE_TOOLS: list[ToolSpec] = [
         [],
         {"advanced": BOOL, "status": STRING, "phase_plans_done": BOOL},
         with_project(lambda p, a: lifecycle.state_advance_plan(p)),
-        planning_files("STATE.md"),
         destructive=True,
         idempotent=False,
     ),
@@ -122,11 +87,10 @@ WRITE_TOOLS: list[ToolSpec] = [
         "phase_add",
         "Add a phase",
         "Append a phase (next integer number) to ROADMAP.md and create its directory.",
-        {"name": NONEMPTY, "goal": STRING},
+        {"name": NONEMPTY, "goal": TEXT},
         ["name"],
         {"number": STRING, "name": STRING, "dir": STRING},
         with_project(lambda p, a: phases.phase_add(p, a["name"], a.get("goal", ""))),
-        planning_files("ROADMAP.md", "STATE.md"),
         destructive=False,
         idempotent=False,
     ),
@@ -135,11 +99,10 @@ WRITE_TOOLS: list[ToolSpec] = [
         "Insert a decimal phase",
         "Insert urgent work right after phase 'after' with a decimal number (after 2: 2.1,"
         " then 2.2; after 2.1: 2.1.1), in ROADMAP.md and on disk. No phase is renumbered.",
-        {"after": PHASE, "name": NONEMPTY, "goal": STRING},
+        {"after": PHASE, "name": NONEMPTY, "goal": TEXT},
         ["after", "name"],
         {"number": STRING, "name": STRING, "dir": STRING, "after": STRING},
         with_project(lambda p, a: phases.phase_insert(p, a["after"], a["name"], a.get("goal", ""))),
-        planning_files("ROADMAP.md", "STATE.md"),
         destructive=False,
         idempotent=False,
     ),
@@ -154,7 +117,6 @@ WRITE_TOOLS: list[ToolSpec] = [
         with_project(
             lambda p, a: lifecycle.phase_complete(p, a["number"], bool(a.get("force", False)))
         ),
-        planning_files("ROADMAP.md", "STATE.md"),
         destructive=True,
         idempotent=False,
     ),
@@ -167,7 +129,6 @@ WRITE_TOOLS: list[ToolSpec] = [
         ["key", "value"],
         {"key": STRING, "value": ANY, "previous": ANY},
         with_project(lambda p, a: config.config_set(p, a["key"], a["value"])),
-        planning_files("config.json"),
         destructive=True,
         idempotent=True,
     ),
@@ -179,7 +140,6 @@ WRITE_TOOLS: list[ToolSpec] = [
         ["file", "key", "value"],
         {"path": STRING, "key": STRING, "changed": BOOL},
         with_project(lambda p, a: frontmatter.frontmatter_set(p, a["file"], a["key"], a["value"])),
-        _user_file("file"),
         destructive=True,
         idempotent=True,
     ),
@@ -202,7 +162,6 @@ WRITE_TOOLS: list[ToolSpec] = [
                 p, a["name"], a.get("vars", {}), a.get("out"), bool(a.get("force", False))
             )
         ),
-        _user_file("out"),
         destructive=True,
         idempotent=False,
     ),
@@ -210,11 +169,10 @@ WRITE_TOOLS: list[ToolSpec] = [
         "todo_add",
         "Add a todo",
         "Capture an idea as .planning/todos/pending/<id>-<slug>.md.",
-        {"title": NONEMPTY, "area": STRING},
+        {"title": NONEMPTY, "area": TEXT},
         ["title"],
         {"id": STRING, "title": STRING, "path": STRING},
         with_project(lambda p, a: todo.todo_add(p, a["title"], a.get("area") or "general")),
-        _todo_add_paths,
         destructive=False,
         idempotent=False,
     ),
@@ -226,7 +184,6 @@ WRITE_TOOLS: list[ToolSpec] = [
         ["id"],
         {"id": STRING, "title": STRING, "path": STRING},
         with_project(lambda p, a: todo.todo_done(p, a["id"])),
-        _todo_done_paths,
         destructive=True,
         idempotent=False,
     ),

@@ -30,7 +30,7 @@ from typing import Any
 from ..toolspec import JSONObject, ToolError
 from . import phasenum
 from .frontmatter import parse_text, with_key
-from .fsio import atomic_write, read_text
+from .fsio import atomic_write, exists, read_text
 from .locking import file_lock
 from .project import Project
 
@@ -115,15 +115,14 @@ def now() -> str:
 
 def sections(body: str) -> dict[str, str]:
     """``## Heading`` -> its text (up to the next ``## `` heading), in order."""
-    out: dict[str, str] = {}
-    current: str | None = None
+    out: dict[str, list[str]] = {}
+    current: list[str] | None = None
     for line in body.splitlines(keepends=True):
         if line.startswith("## "):
-            current = line[3:].strip()
-            out[current] = ""
+            current = out[line[3:].strip()] = []
         elif current is not None:
-            out[current] += line
-    return {k: v.strip("\n") for k, v in out.items()}
+            current.append(line)
+    return {k: "".join(v).strip("\n") for k, v in out.items()}
 
 
 def _bar(percent: int, width: int = 20) -> str:
@@ -162,11 +161,11 @@ def _with_position(body: str, fields: JSONObject) -> str:
 def load(project: Project) -> tuple[JSONObject, str, str]:
     """(fields, body, text) of STATE.md; ``no_state`` when it does not exist."""
     path = project.file("STATE.md")
-    if not path.exists():
+    if not exists(project, path):
         raise ToolError(
             "no_state", f"{project.rel(path)}: not found (create it: template fill state.md)"
         )
-    text = read_text(path, project.rel(path))
+    text = read_text(project, path, project.rel(path))
     fields, doc = parse_text(text, project.rel(path))
     return fields, doc.body, text
 
@@ -175,7 +174,7 @@ def mutate(project: Project, change: Callable[[JSONObject], JSONObject]) -> JSON
     """Locked read-modify-write: ``change(fields)`` returns the fields to set; returns all."""
     project.require_planning()
     path = project.file("STATE.md")
-    with file_lock(project.file(".state.lock")):
+    with file_lock(project, project.lock(".state.lock")):
         fields, _, text = load(project)
         updates = change(dict(fields))
         updates["last_updated"] = now()
@@ -185,7 +184,7 @@ def mutate(project: Project, change: Callable[[JSONObject], JSONObject]) -> JSON
                 text = with_key(text, key, value, source)
         new_fields, doc = parse_text(text, source)
         text = doc.head + doc.fm_text + doc.tail + _with_position(doc.body, new_fields)
-        atomic_write(path, text)
+        atomic_write(project, path, text)
     return new_fields
 
 

@@ -21,8 +21,29 @@ from pathlib import Path
 from ..toolspec import JSONObject, ToolError
 from . import yamlish
 from .frontmatter import split
-from .fsio import atomic_write, ensure_dir, read_text
-from .project import Project, contained
+from .fsio import MAX_DOC_BYTES, atomic_write, ensure_dir, exists
+from .project import Project
+
+
+def contained(path: Path, root: Path) -> bool:
+    """True when the already-resolved ``path`` is ``root`` or below it (component-wise)."""
+    return path == root or root in path.parents
+
+
+def _read_template(path: Path, label: str) -> str:
+    """A template from the installed tree (ours, not the workspace's), size-capped."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_DOC_BYTES + 1)
+    except OSError as exc:
+        raise ToolError("io_error", f"{label}: {exc.strerror}") from None
+    if len(data) > MAX_DOC_BYTES:
+        raise ToolError("too_large", f"{label}: larger than {MAX_DOC_BYTES} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ToolError("invalid_file", f"{label}: not UTF-8 text") from None
+
 
 PLACEHOLDER_RE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 VAR_NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -135,18 +156,19 @@ def template_fill(
     path = find(project.env, name)
     base = templates_dir(project.env).resolve()
     label = path.relative_to(base).as_posix()
-    text, used = fill_text(read_text(path, label), variables, label)
+    text, used = fill_text(_read_template(path, label), variables, label)
     result: JSONObject = {"template": label, "vars": used}
     if out is None:
         result["content"] = text
         return result
     target = project.user_path(out)
-    if target.exists() and not force:
+    if exists(project, target) and not force:
         raise ToolError(
             "exists", f"{project.rel(target)}: already exists (pass --force to replace)"
         )
-    ensure_dir(target.parent)
-    atomic_write(target, text)
+    if len(target.parts) > len(project.base):
+        ensure_dir(project, target.parent)
+    atomic_write(project, target, text)
     result["path"] = project.rel(target)
     result["bytes"] = len(text.encode("utf-8"))
     return result

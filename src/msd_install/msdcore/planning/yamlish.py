@@ -16,24 +16,22 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass
 from typing import Any
 
-KEY_RE = re.compile(r"^(?P<key>[A-Za-z0-9_][A-Za-z0-9_.-]*)[ \t]*:(?:[ \t]+(?P<rest>.*))?$")
-_INT_RE = re.compile(r"^[-+]?[0-9]+$")
-_FLOAT_RE = re.compile(r"^[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)(?:[eE][-+]?[0-9]+)?$")
+from .yamlscalar import (
+    FLOAT_RE,
+    KEY_RE,
+    MAX_DEPTH,
+    YAML11_BOOLS,
+    YamlError,
+    scalar,
+    strip_comment,
+)
+
+__all__ = ["KEY_RE", "YamlError", "dump", "dump_entry", "format_scalar", "parse", "scalar"]
+
 _BLOCK_SCALAR = {"|", "|-", "|+", ">", ">-", ">+"}
-_FORBIDDEN_START = set("&*!%@`")
-_YAML11_BOOLS = {"yes", "no", "on", "off", "y", "n"}
-
-
-class YamlError(ValueError):
-    """The text is outside the supported subset; ``line`` is 1-based within the parsed text."""
-
-    def __init__(self, line: int, message: str) -> None:
-        super().__init__(f"line {line}: {message}")
-        self.line = line
 
 
 @dataclass
@@ -41,135 +39,6 @@ class _Line:
     no: int  # 1-based
     indent: int
     content: str
-
-
-def _strip_comment(text: str) -> str:
-    """Drop a trailing `` # comment`` outside quotes."""
-    quote = ""
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            if ch == "\\" and quote == '"':
-                i += 1  # the escaped character cannot close the string
-            elif ch == quote == "'" and text[i + 1 : i + 2] == "'":
-                i += 1  # '' is an escaped quote inside a single-quoted string
-            elif ch == quote:
-                quote = ""
-        elif ch in "\"'" and (i == 0 or text[i - 1] in " [{,"):
-            quote = ch
-        elif ch == "#" and (i == 0 or text[i - 1] in " \t"):
-            return text[:i].rstrip()
-        i += 1
-    return text.rstrip()
-
-
-def _double_quoted(text: str, no: int) -> tuple[str, str]:
-    i, escaped = 1, False
-    while i < len(text):
-        ch = text[i]
-        if escaped:
-            escaped = False
-        elif ch == "\\":
-            escaped = True
-        elif ch == '"':
-            try:
-                value = json.loads(text[: i + 1])
-            except ValueError:
-                raise YamlError(no, f"bad escape in quoted string {text[: i + 1]}") from None
-            return str(value), text[i + 1 :]
-        i += 1
-    raise YamlError(no, "unterminated double-quoted string")
-
-
-def _single_quoted(text: str, no: int) -> tuple[str, str]:
-    out, i = [], 1
-    while i < len(text):
-        if text[i] == "'":
-            if text[i + 1 : i + 2] == "'":
-                out.append("'")
-                i += 2
-                continue
-            return "".join(out), text[i + 1 :]
-        out.append(text[i])
-        i += 1
-    raise YamlError(no, "unterminated single-quoted string")
-
-
-def _split_flow(inner: str, no: int) -> list[str]:
-    parts, buf, quote, escaped = [], [], "", False
-    for ch in inner:
-        if quote:
-            buf.append(ch)
-            if escaped:
-                escaped = False
-            elif ch == "\\" and quote == '"':
-                escaped = True
-            elif ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-            buf.append(ch)
-        elif ch in "[]{}":
-            raise YamlError(no, "nested flow collections are not supported")
-        elif ch == ",":
-            parts.append("".join(buf).strip())
-            buf = []
-        else:
-            buf.append(ch)
-    if quote:
-        raise YamlError(no, "unterminated quoted string in flow collection")
-    parts.append("".join(buf).strip())
-    if parts[-1] == "":
-        parts.pop()  # "[]" and a trailing comma "[a, b,]"
-    if any(p == "" for p in parts):
-        raise YamlError(no, "empty entry in flow collection")
-    return parts
-
-
-def scalar(text: str, no: int = 1) -> Any:
-    """Resolve one scalar (or a flow collection of scalars) written on one line."""
-    text = text.strip()
-    if not text:
-        return None
-    head = text[0]
-    if head == '"' or head == "'":
-        value, rest = (_double_quoted if head == '"' else _single_quoted)(text, no)
-        if _strip_comment(rest).strip():
-            raise YamlError(no, f"unexpected text after quoted string: {rest.strip()!r}")
-        return value
-    text = _strip_comment(text)
-    if head in "[{":
-        close = "]" if head == "[" else "}"
-        if not text.endswith(close):
-            raise YamlError(no, f"unterminated flow collection {text!r}")
-        items = _split_flow(text[1:-1], no)
-        if head == "[":
-            return [scalar(item, no) for item in items]
-        mapping: dict[str, Any] = {}
-        for item in items:
-            key, sep, val = item.partition(":")
-            if not sep or not KEY_RE.match(f"{key.strip()}:"):
-                raise YamlError(no, f"bad flow mapping entry {item!r}")
-            mapping[key.strip()] = scalar(val, no)
-        return mapping
-    if head in _FORBIDDEN_START:
-        raise YamlError(no, f"anchors, aliases, tags and directives are not supported: {text!r}")
-    if head == "-" and (len(text) == 1 or text[1] == " "):
-        raise YamlError(no, f"unexpected sequence item {text!r}")
-    if ": " in text or text.endswith(":"):
-        raise YamlError(no, f"a mapping cannot sit inside a scalar: {text!r} (quote it)")
-    if text in ("null", "Null", "NULL", "~"):
-        return None
-    if text in ("true", "True", "TRUE"):
-        return True
-    if text in ("false", "False", "FALSE"):
-        return False
-    if _INT_RE.match(text):
-        return int(text)
-    if _FLOAT_RE.match(text):
-        return float(text)
-    return text
 
 
 class _Parser:
@@ -186,6 +55,7 @@ class _Parser:
                 raise YamlError(no, "multiple documents are not supported")
             self.lines.append(_Line(no, len(line) - len(stripped), stripped.rstrip()))
         self.i = 0
+        self.depth = 0
 
     def parse(self) -> dict[str, Any]:
         if not self.lines:
@@ -202,9 +72,15 @@ class _Parser:
 
     def _node(self, indent: int) -> Any:
         line = self.lines[self.i]
-        if _is_item(line.content):
-            return self._sequence(indent)
-        return self._mapping(indent)
+        if self.depth >= MAX_DEPTH:
+            raise YamlError(line.no, f"nested deeper than {MAX_DEPTH} levels")
+        self.depth += 1
+        try:
+            if _is_item(line.content):
+                return self._sequence(indent)
+            return self._mapping(indent)
+        finally:
+            self.depth -= 1
 
     def _mapping(self, indent: int) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -218,7 +94,7 @@ class _Parser:
             key = m.group("key")
             if key in out:
                 raise YamlError(line.no, f"duplicate key {key!r}")
-            rest = _strip_comment(m.group("rest") or "")
+            rest = strip_comment(m.group("rest") or "")
             self.i += 1
             if rest in _BLOCK_SCALAR:
                 out[key] = self._block_scalar(line, rest)
@@ -319,7 +195,7 @@ def _plain_ok(text: str) -> bool:
         return False
     if ": " in text or " #" in text or text.endswith(":"):
         return False
-    if text.lower() in _YAML11_BOOLS:  # YAML 1.1 readers would turn these into booleans
+    if text.lower() in YAML11_BOOLS:  # YAML 1.1 readers would turn these into booleans
         return False
     try:
         return bool(scalar(text) == text)
@@ -339,7 +215,7 @@ def format_scalar(value: Any) -> str:
         if not math.isfinite(value):
             raise ValueError(f"cannot store non-finite number {value!r}")
         text = repr(value)
-        return text if _FLOAT_RE.match(text) else json.dumps(value)
+        return text if FLOAT_RE.match(text) else json.dumps(value)
     if isinstance(value, str):
         return value if _plain_ok(value) else json.dumps(value, ensure_ascii=False)
     raise ValueError(f"cannot store {type(value).__name__} as a scalar")
@@ -383,8 +259,22 @@ def _emit_mapping(mapping: dict[str, Any], indent: int, out: list[str]) -> None:
         _emit_value(f"{_check_key(key)}:", value, indent, out)
 
 
+def _check_depth(value: Any) -> None:
+    """Refuse values nested deeper than the parser reads (checked without recursion)."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+
+
 def dump(mapping: dict[str, Any]) -> str:
     """The mapping as frontmatter text (no fences), one trailing newline."""
+    _check_depth(mapping)
     out: list[str] = []
     _emit_mapping(mapping, 0, out)
     return "".join(line + "\n" for line in out)
@@ -392,6 +282,7 @@ def dump(mapping: dict[str, Any]) -> str:
 
 def dump_entry(key: str, value: Any) -> str:
     """One top-level ``key: value`` entry (possibly several lines), newline-terminated."""
+    _check_depth(value)
     out: list[str] = []
     _emit_value(f"{_check_key(key)}:", value, 0, out)
     return "".join(line + "\n" for line in out)
