@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import atexit
+import compileall
+import importlib.machinery
 import json
 import os
 import shutil
+import sys
 import tempfile
+import types
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 SOURCE_DIR = Path(__file__).resolve().parents[2] / "src/msd_install/payload/data/hooks"
+GUARD_HELPER = "msd-secret-read-guard-shell.py"
 
 
 def _assembled() -> Path:
@@ -24,10 +29,25 @@ def _assembled() -> Path:
     for hook in load().hooks:
         (folder / hook.script).write_bytes(hook.content)
     shutil.copy(SOURCE_DIR / "hooks.json", folder / "hooks.json")
+    # The bytecode an installed guard caches on its first call (copies keep it valid: copytree
+    # keeps mtimes), so that each test does not pay for compiling the helper again.
+    compileall.compile_file(str(folder / GUARD_HELPER), quiet=1)
     return folder
 
 
 HOOKS_DIR = _assembled()
+
+
+def guard_helper(folder: Path = HOOKS_DIR) -> types.ModuleType:
+    """The guard's analysis module as installed, loaded in-process the way the hook loads it
+    (for the parser-level timing and property tests)."""
+    path = str(folder / GUARD_HELPER)
+    loader = importlib.machinery.SourceFileLoader("msd_secret_read_guard_shell", path)
+    module = types.ModuleType(loader.name)
+    module.__file__ = path
+    sys.modules[loader.name] = module
+    loader.exec_module(module)
+    return module
 
 
 @dataclass(frozen=True)

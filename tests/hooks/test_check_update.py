@@ -20,8 +20,10 @@ CACHE = Path("msd-core") / "cache" / "msd-update-check.json"
 
 class Index(BaseHTTPRequestHandler):
     latest = "9.9.9"
+    requests = 0
 
     def do_GET(self) -> None:
+        Index.requests += 1
         body = json.dumps({"info": {"name": "msd-install", "version": self.latest}}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -89,10 +91,95 @@ def test_worker_writes_cache_from_index(installed: Path, hook_tmp: Path, index_u
     assert abs(cache["checked"] - time.time()) < 60
 
 
-def test_worker_is_silent_offline(installed: Path, hook_tmp: Path, closed_url: str) -> None:
+class Trickle(BaseHTTPRequestHandler):
+    """An index that answers one byte every half second: each read succeeds in time."""
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", "100000")
+        self.end_headers()
+        try:
+            for _ in range(120):
+                self.wfile.write(b" ")
+                self.wfile.flush()
+                time.sleep(0.5)
+        except OSError:
+            pass  # the worker gave up and closed the connection
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def trickle_url() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Trickle)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/pypi/msd-install/json"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_worker_offline_is_silent_and_remembers_the_failure(
+    installed: Path, hook_tmp: Path, closed_url: str
+) -> None:
     proc = run_worker(installed, hook_tmp, closed_url)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
-    assert not (installed / CACHE).exists()
+    cache = json.loads((installed / CACHE).read_text())
+    assert (cache["installed"], cache["failures"]) == ("0.1.0", 1)
+    assert abs(cache["retry_after"] - cache["checked"] - 900) < 2
+    assert "latest" not in cache
+
+
+def test_a_trickling_server_cannot_keep_the_worker_past_its_deadline(
+    installed: Path, hook_tmp: Path, trickle_url: str
+) -> None:
+    # Each read got a byte within the old per-read 3 s timeout: the worker stayed for minutes.
+    started = time.monotonic()
+    proc = run_worker(installed, hook_tmp, trickle_url)
+    assert time.monotonic() - started < 6.0
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
+    assert json.loads((installed / CACHE).read_text())["failures"] == 1
+
+
+def test_failures_back_off_and_keep_the_last_known_answer(
+    installed: Path, hook_tmp: Path, index_url: str, closed_url: str
+) -> None:
+    run_worker(installed, hook_tmp, index_url)
+    delays = []
+    for expected in (1, 2, 3):
+        run_worker(installed, hook_tmp, closed_url)
+        cache = json.loads((installed / CACHE).read_text())
+        assert cache["failures"] == expected
+        assert (cache["latest"], cache["update_available"]) == ("9.9.9", True)
+        delays.append(cache["retry_after"] - cache["checked"])
+    assert delays == [900, 1800, 3600]
+    run_worker(installed, hook_tmp, index_url)
+    assert json.loads((installed / CACHE).read_text())["failures"] == 0
+
+
+def test_hook_does_not_ask_again_before_retry_after(
+    run_hook: RunHook, installed: Path, tmp_path: Path, index_url: str
+) -> None:
+    (installed / CACHE).parent.mkdir(parents=True, exist_ok=True)
+    now = int(time.time())
+    failed = {"installed": "0.1.0", "checked": now, "failures": 1, "retry_after": now + 900}
+    (installed / CACHE).write_text(json.dumps(failed))
+    env = {"MSD_UPDATE_URL": index_url}
+    before = Index.requests
+    assert run_hook("msd-check-update.py", session_start(tmp_path), env=env).code == 0
+    time.sleep(1.5)
+    assert Index.requests == before  # within the back-off: no worker, no request
+    (installed / CACHE).write_text(json.dumps({**failed, "retry_after": now - 1}))
+    assert run_hook("msd-check-update.py", session_start(tmp_path), env=env).code == 0
+    deadline = time.monotonic() + 15
+    while Index.requests == before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert Index.requests == before + 1  # due again: one new check
 
 
 def test_worker_same_version_is_not_an_update(
@@ -124,6 +211,12 @@ def test_hook_returns_at_once_and_worker_fills_cache_in_background(
     assert answer["systemMessage"] == text
     gemini = run_hook("msd-check-update.py", session_start(tmp_path), args=("--dialect", "gemini"))
     assert gemini.json()["hookSpecificOutput"]["additionalContext"] == text
+    # Auggie shows only the systemMessage, to the user (its SessionStart context never reaches
+    # the agent), and reads additionalContext at the top level
+    augment = run_hook(
+        "msd-check-update.py", session_start(tmp_path), args=("--dialect", "augment")
+    )
+    assert augment.json() == {"additionalContext": text, "systemMessage": text}
 
 
 def test_hook_offline_stays_silent(
@@ -133,8 +226,10 @@ def test_hook_offline_stays_silent(
         "msd-check-update.py", session_start(tmp_path), env={"MSD_UPDATE_URL": closed_url}
     )
     assert (result.code, result.stdout, result.stderr) == (0, "", "")
-    time.sleep(1.0)
-    assert not (installed / CACHE).exists()
+    deadline = time.monotonic() + 15
+    while not (installed / CACHE).exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert json.loads((installed / CACHE).read_text())["failures"] == 1  # remembered, silently
 
 
 def test_cache_about_another_installed_version_is_ignored(

@@ -91,6 +91,27 @@ def test_statusline_computes_usage_from_tokens_and_sanitises_session(
     assert [p.name for p in hook_tmp.iterdir()] == ["msd-ctx-evilid.json"]
 
 
+@pytest.mark.parametrize(
+    "window",
+    [
+        b'{"context_window_size": 200000, "current_usage": {"input_tokens": 1' + b"0" * 400 + b"}}",
+        b'{"context_window_size": 1' + b"0" * 400 + b', "current_usage": {"input_tokens": 5}}',
+        b'{"remaining_percentage": NaN, "used_percentage": Infinity}',
+        b'{"context_window_size": 1e308, "current_usage": {"input_tokens": 1e308,'
+        b' "cache_read_input_tokens": 1e308}}',
+    ],
+    ids=["tokens-overflow-float", "size-overflows-float", "nan-and-infinity", "sum-overflows"],
+)
+def test_statusline_survives_numbers_a_float_cannot_hold(
+    run_hook: RunHook, tmp_path: Path, window: bytes
+) -> None:
+    raw = json.dumps(status_input(tmp_path)).encode()
+    payload = raw[:-1] + b', "context_window": ' + window + b"}"
+    result = run_hook("msd-statusline.py", payload)
+    assert result.code == 0 and result.stderr == ""
+    assert result.stdout.startswith("Opus") and tmp_path.name in result.stdout
+
+
 def test_statusline_colours_unless_no_color(run_hook: RunHook, tmp_path: Path) -> None:
     result = run_hook(
         "msd-statusline.py", status_input(tmp_path, used_percentage=90), env={"NO_COLOR": ""}

@@ -3,8 +3,9 @@
 
 Reads `<root>/msd-core/cache/msd-update-check.json` (root = this file's parent's parent, the runtime
 root) and, when it says a newer version exists for the version in `<root>/msd-core/VERSION`,
-adds a short notice (additionalContext + systemMessage). When the cache is missing, older
-than RECHECK_SECONDS or about another installed version, it starts msd-check-update-worker.py
+adds a short notice (additionalContext + systemMessage). When the cache is missing, about
+another installed version, or due (RECHECK_SECONDS after an answer; after a failed check, its
+`retry_after`, which backs off from 15 min to 6 h), it starts msd-check-update-worker.py
 detached in the background and returns at once; the worker refreshes the cache for next time.
 """
 
@@ -27,6 +28,16 @@ ROOT = os.path.dirname(HOOKS_DIR)
 CACHE = os.path.join(ROOT, "msd-core", "cache", "msd-update-check.json")
 WORKER = os.path.join(HOOKS_DIR, "msd-check-update-worker.py")
 RECHECK_SECONDS = 6 * 3600
+
+
+def due(cache: dict[str, Any], now: float) -> bool:
+    """Whether the cache should be refreshed (a clock set back counts as due)."""
+    checked, retry = cache.get("checked"), cache.get("retry_after")
+    if not isinstance(checked, (int, float)) or now < checked:
+        return True
+    if isinstance(retry, (int, float)) and cache.get("failures"):
+        return not now < retry <= checked + RECHECK_SECONDS
+    return now - checked >= RECHECK_SECONDS
 
 
 def installed_version() -> str:
@@ -62,9 +73,7 @@ def main(data: dict[str, Any]) -> None:
         cache = None
     cache = cache if isinstance(cache, dict) else {}
     current = cache.get("installed") == installed
-    checked = cache.get("checked")
-    fresh = isinstance(checked, (int, float)) and 0 <= time.time() - checked < RECHECK_SECONDS
-    if not (current and fresh) and os.path.isfile(WORKER):
+    if (not current or due(cache, time.time())) and os.path.isfile(WORKER):
         spawn_worker()
     latest = cache.get("latest")
     if current and cache.get("update_available") is True and isinstance(latest, str):

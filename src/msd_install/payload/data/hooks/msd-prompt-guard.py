@@ -27,8 +27,9 @@ if TYPE_CHECKING:
 
 
 def written_text(args: dict[str, Any]) -> str:
-    """Everything the call would write: Write content, Edit new_string, MultiEdit edits."""
-    parts = [args.get(key) for key in ("content", "new_string", "new_str")]
+    """Everything the call would write: Write content, Edit new_string, MultiEdit edits,
+    Copilot's create file_text."""
+    parts = [args.get(key) for key in ("content", "new_string", "new_str", "file_text")]
     edits = args.get("edits")
     if isinstance(edits, list):
         parts += [edit.get("new_string") for edit in edits if isinstance(edit, dict)]

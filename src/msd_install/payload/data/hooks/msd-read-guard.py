@@ -4,7 +4,8 @@
 Editing a file the session has never read means editing blind. This hook records every file
 the session reads (and creates) in `<tempdir>/msd-reads-<session>.txt`, one real path a line,
 and when an Edit/Write targets an existing file not in that list it advises reading it first.
-Each file is flagged once. Registered on Read as well because the same script keeps the list.
+Each file is flagged once. Registered on Read as well because the same script keeps the list
+(every file of a call that reads several).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 # >>> msd-hook-common: inlined from _blocks/ at install time >>>
 # <<< msd-hook-common <<<
 MAX_STATE = 1024 * 1024
+MAX_READS = 256  # files of one multi-file read that are recorded
 
 
 def remember(state: str, path: str) -> None:
@@ -44,6 +46,20 @@ def already_read(state: str, path: str) -> bool:
     return path in lines
 
 
+def read_paths(data: dict[str, Any], first: str) -> list[str]:
+    """Every file one read call reads: its target, and the `paths` of a call that reads
+    several (Cline's read_files, Gemini's read_many_files), as real absolute paths."""
+    base = project_dir(data) or ""
+    many = tool_input(data).get("paths")
+    extra = [p for p in many if isinstance(p, str)] if isinstance(many, list) else []
+    found = [os.path.realpath(first)]
+    for path in extra[:MAX_READS]:
+        real = os.path.realpath(os.path.join(base, os.path.expanduser(path)))
+        if "\n" not in real and real not in found:
+            found.append(real)
+    return found
+
+
 def main(data: dict[str, Any]) -> None:
     kind = tool_kind(data)
     key = session_key(data)
@@ -52,7 +68,11 @@ def main(data: dict[str, Any]) -> None:
         return
     state = os.path.join(temp_dir(), f"msd-reads-{key}.txt")
     real = os.path.realpath(path)
-    if kind == "read" or not os.path.isfile(real):
+    if kind == "read":
+        for read in read_paths(data, path):
+            remember(state, read)
+        return
+    if not os.path.isfile(real):
         remember(state, real)
         return
     if already_read(state, real):

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """msd-read-injection-scanner — PostToolUse hook on Read (MSD Core), advisory only.
 
-Scans what a Read returned (every string inside `tool_response`, first 2 MB) for text aimed
-at an AI agent: instruction overrides, role overrides, fake system/chat tags, invisible Unicode.
+Scans what a Read returned (every string inside `tool_response`, Auggie's `tool_output`; first
+2 MB) for text aimed at an AI agent: instruction overrides, role overrides, fake system/chat
+tags, invisible Unicode.
 On a match the agent gets an `additionalContext` reminder to treat the file as data. Files
 inside this runtime root (MSD's own installed files) are not scanned.
 """
@@ -50,7 +51,8 @@ def main(data: dict[str, Any]) -> None:
     if path and os.path.normcase(path).startswith(os.path.normcase(ROOT + os.sep)):
         return
     texts: list[str] = []
-    strings_in(data.get("tool_response"), texts, [SCAN_LIMIT])
+    # Claude: tool_response; Auggie: tool_output
+    strings_in(data.get("tool_response", data.get("tool_output")), texts, [SCAN_LIMIT])
     findings = injection_findings("\n".join(texts))
     if findings:
         shown = os.path.basename(path) if path else "The content just read"

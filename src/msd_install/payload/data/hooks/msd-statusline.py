@@ -33,9 +33,15 @@ _POSITION = re.compile(r"(?im)^\s*[*_]*(?:current[ _])?phase[*_]*\s*:\s*[*_]*\s*
 
 
 def _number(value: object) -> float | None:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    return None
+    """A finite number, else None: a bool, a string, NaN, an infinity, or an integer too
+    large for a float (JSON allows any size: float() of it raises OverflowError)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if number - number == 0 else None  # NaN and ±inf give NaN
 
 
 def remaining_percent(data: dict[str, Any]) -> float | None:

@@ -39,19 +39,18 @@ TYPES = (
     "test",
 )
 MAX_HEADER = 100
-_HEADER = re.compile(r"^(?:" + "|".join(TYPES) + r")(?:\([^()\r\n]+\))?!?: \S")
-_EXEMPT = re.compile(r'^(?:Merge |Revert "|(?:fixup|squash|amend)! )')
-_HEREDOC = re.compile(
-    r"^\$\(\s*cat\s+<<-?\s*(['\"]?)(\w+)\1[ \t]*\n(.*?)\n[ \t]*\2[ \t]*\n?\s*\)\s*$", re.S
-)
-# Claude writes multi-line messages as -m "$(cat <<'EOF' ... EOF)"; the body may hold quotes
-# that a plain word splitter cannot pair, so this form is matched on the raw command first.
-_RAW_HEREDOC = re.compile(
-    r"\bgit\b[^\n]*?\bcommit\b[^\n]*?(?:-m|--message)[ =]?\s*\"\$\(\s*cat\s+<<-?\s*(['\"]?)(\w+)\1"
-    r"[ \t]*\n(.*?)\n[ \t]*\2[ \t]*(?:\n|\)|$)",
-    re.S,
-)
-_EXPANSION = re.compile(r"\$[({A-Za-z_]|`")
+# patterns, compiled (and cached by re) only when a commit message is checked
+_HEADER = r"^(?:" + "|".join(TYPES) + r")(?:\([^()\r\n]+\))?!?: \S"
+_EXEMPT = r'^(?:Merge |Revert "|(?:fixup|squash|amend)! )'
+# Claude writes multi-line messages as -m "$(cat <<'EOF' … EOF)"; the body may hold quotes
+# that a plain word splitter cannot pair, so this form is found on the raw command first.
+# No regex spans the body: the closing delimiter line is found by a linear search, because
+# a lazy `.*?` up to a back-reference is quadratic (a 1 MB command took minutes).
+_OPENER = r"\$\(\s*cat\s+<<-?[ \t]*(['\"]?)(\w+)\1[ \t]*\n"
+_MESSAGE_OPTION = r"(?:-m|--message)[ =]?[ \t]*\"(?=\$\()"
+MAX_CANDIDATES = 16  # -m "$(cat <<… occurrences looked at in one command
+PROBES = [20_000]  # delimiter probes left for this call, all here-documents together
+_EXPANSION = r"\$[({A-Za-z_]|`"
 _WRAPPERS = {"sudo", "env", "command", "exec", "nohup", "time"}
 _GIT_ARG_OPTIONS = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"}
 _OTHER_SOURCES = {
@@ -62,6 +61,44 @@ _OTHER_SOURCES = {
     "--fixup",
     "--squash",
 }
+
+
+def heredoc_at(text: str, pos: int) -> tuple[str, int] | None:
+    """(body, index after the delimiter line) of a `$(cat <<DELIM` opener at pos, if closed."""
+    opener = re.compile(_OPENER).match(text, pos)
+    if not opener:
+        return None
+    delim, start = opener.group(2), opener.end()
+    probe = start
+    while PROBES[0] > 0:  # one probe per line holding the delimiter: linear, bounded
+        PROBES[0] -= 1
+        hit = text.find(delim, probe)
+        if hit < 0:
+            return None
+        line = text.rfind("\n", probe - 1, hit) + 1 or probe
+        end = hit + len(delim)
+        eol = text.find("\n", end)
+        eol = len(text) if eol < 0 else eol
+        rest = text[end:eol].lstrip(" \t")
+        if line >= probe and not text[line:hit].strip(" \t") and rest[:1] in ("", ")"):
+            return text[start : max(start, line - 1)], end
+        probe = eol + 1
+    return None
+
+
+def raw_heredoc_messages(command: str) -> list[str]:
+    """Bodies of `git … commit … -m "$(cat <<EOF … EOF)"` forms in the raw command."""
+    found: list[str] = []
+    for n, m in enumerate(re.finditer(_MESSAGE_OPTION, command)):
+        if n >= MAX_CANDIDATES:
+            break
+        line_start = command.rfind("\n", max(0, m.start() - 4096), m.start()) + 1
+        head = command[max(line_start, m.start() - 4096) : m.start()]
+        if re.search(r"\bgit\b.*\bcommit\b", head):
+            heredoc = heredoc_at(command, m.end())
+            if heredoc:
+                found.append(heredoc[0])
+    return found
 
 
 def commit_args(words: list[str]) -> list[str] | None:
@@ -111,15 +148,16 @@ def message_of(args: list[str]) -> str | None:
 
 
 def problem(message: str) -> str | None:
-    heredoc = _HEREDOC.match(message.strip())
-    if heredoc:
-        message = heredoc.group(3)
-    elif _EXPANSION.search(message):
+    text = message.strip()
+    heredoc = heredoc_at(text, 0)
+    if heredoc and text[heredoc[1] :].strip(" \t\n") == ")":
+        message = heredoc[0]
+    elif re.search(_EXPANSION, message):
         return None  # the shell decides the text; nothing certain to check
     header = message.strip().split("\n", 1)[0].strip()
-    if _EXEMPT.match(header):
+    if re.match(_EXEMPT, header):
         return None
-    if not _HEADER.match(header):
+    if not re.match(_HEADER, header):
         return f'commit message "{header[:80]}" is not a Conventional Commit'
     if len(header) > MAX_HEADER:
         return f"commit header is {len(header)} characters long (at most {MAX_HEADER})"
@@ -134,11 +172,10 @@ def main(data: dict[str, Any]) -> None:
         return
     if not hook_flag(planning_dir(data), "validate_commit", False):
         return
-    raw = _RAW_HEREDOC.search(command)
-    messages = [raw.group(3)] if raw else []
+    messages = raw_heredoc_messages(command)
     for words in shell_segments(command):
         args = commit_args(words)
-        message = message_of(args) if args is not None and not raw else None
+        message = message_of(args) if args is not None and not messages else None
         if message is not None:
             messages.append(message)
     for message in messages:

@@ -8,7 +8,8 @@ go through /msd-quick so the change is tracked in STATE.md. Never blocks.
 "Workflow active" means any of: the call comes from an MSD subagent (`agent_type` starting
 with `msd-`); the latest user prompt in the transcript (`transcript_path`, last 256 KiB) is an
 `/msd-…` command; or since that prompt the assistant invoked an `msd-…` skill or agent.
-Runtimes without a Claude-style transcript only get the first signal.
+CodeBuddy Code's transcript (OpenAI Agents items) is read the same way; runtimes without a
+transcript only get the first signal.
 """
 
 from __future__ import annotations
@@ -26,13 +27,15 @@ if TYPE_CHECKING:
 # >>> msd-hook-common: inlined from _blocks/ at install time >>>
 # <<< msd-hook-common <<<
 TRANSCRIPT_TAIL = 256 * 1024
-ALWAYS_ALLOWED = {".gitignore", "CLAUDE.md", "AGENTS.md", "GEMINI.md", "QWEN.md"}
+ALWAYS_ALLOWED = {".gitignore", "CLAUDE.md", "AGENTS.md", "GEMINI.md", "QWEN.md", "CODEBUDDY.md"}
 COMMAND_MARK = "<command-name>/msd-"
 LAUNCH_TOOLS = {"Skill", "SlashCommand", "Task", "Agent"}
 
 
 def entry_verdict(entry: dict[str, Any]) -> bool | None:
     """True/False once a transcript entry settles the question, None to keep looking back."""
+    if entry.get("type") in ("function_call", "message"):  # never a Claude Code entry type
+        return codebuddy_verdict(entry)
     message = entry.get("message")
     content = message.get("content") if isinstance(message, dict) else None
     if entry.get("type") == "assistant" and isinstance(content, list):
@@ -50,6 +53,20 @@ def entry_verdict(entry: dict[str, Any]) -> bool | None:
     if not isinstance(content, str):
         return None  # a tool result, not a prompt
     return COMMAND_MARK in content or content.lstrip().startswith("/msd-")
+
+
+def codebuddy_verdict(entry: dict[str, Any]) -> bool | None:
+    """The same question for CodeBuddy Code's transcript, whose lines are OpenAI Agents items:
+    `{"type": "function_call", "name", "arguments"}` and `{"type": "message", "role",
+    "content": [{"type": "input_text", "text"}]}` (hook context is never written there)."""
+    if entry.get("type") == "function_call":
+        launched = entry.get("name") in LAUNCH_TOOLS and "msd-" in str(entry.get("arguments"))
+        return True if launched else None
+    if entry.get("role") != "user" or not isinstance(entry.get("content"), list):
+        return None
+    parts = [p.get("text") for p in entry["content"] if isinstance(p, dict)]
+    text = "\n".join(t for t in parts if isinstance(t, str))
+    return COMMAND_MARK in text or text.lstrip().startswith("/msd-")
 
 
 def workflow_active(data: dict[str, Any]) -> bool:
