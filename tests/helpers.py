@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,8 @@ Tree = dict[str, Any]
 
 def snapshot(root: Path, *, stat: bool = False) -> Tree:
     """Every path under ``root``: bytes and mode (plus mtime and inode when ``stat``);
-    a directory as its mode; a symlink as the link itself (never followed, dangling is fine)."""
+    a directory as its mode; a symlink as the link itself (never followed, dangling is fine);
+    a FIFO or device as its type and mode."""
     out: Tree = {}
     for dirpath, dirnames, filenames in os.walk(root):
         base = Path(dirpath)
@@ -27,12 +29,43 @@ def snapshot(root: Path, *, stat: bool = False) -> Tree:
                 out[rel] = ("link", os.readlink(p))
             elif p.is_dir():
                 out[rel + "/"] = oct(p.stat().st_mode & 0o7777)
+            elif not p.is_file():  # a FIFO or a device: never read (it could block forever)
+                out[rel] = ("special", oct(p.lstat().st_mode))
             elif stat:
                 st = p.lstat()
                 out[rel] = (p.read_bytes(), st.st_mode, st.st_mtime_ns, st.st_ino)
             else:
                 out[rel] = (p.read_bytes(), oct(p.stat().st_mode & 0o7777))
     return out
+
+
+def restore(root: Path, tree: Tree) -> None:
+    """Put ``root`` back to ``tree`` (a ``snapshot(root)``): what is new goes, what changed or
+    went is written back with its bytes and mode. For the files real runtime CLIs write into
+    a home they run in (state, caches, a version stamp), which are theirs and not under test."""
+    for rel in sorted(set(snapshot(root)) - set(tree), reverse=True):  # children first
+        path = root / rel.rstrip("/")
+        if path.is_symlink() or not path.is_dir():
+            path.unlink()
+        else:
+            shutil.rmtree(path)
+    now = snapshot(root)
+    for rel, entry in sorted(tree.items()):
+        if now.get(rel) == entry:
+            continue
+        path = root / rel.rstrip("/")
+        if rel.endswith("/"):
+            path.mkdir(parents=True, exist_ok=True)
+            path.chmod(int(entry, 8))
+        elif entry[0] == "link":
+            path.unlink(missing_ok=True)
+            path.symlink_to(entry[1])
+        elif entry[0] != "special":
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if path.is_symlink():
+                path.unlink()
+            path.write_bytes(entry[0])
+            path.chmod(int(entry[1], 8))
 
 
 def build(root: Path, spec: dict[str, str | bytes]) -> None:
@@ -82,3 +115,29 @@ def verbs(doc: dict[str, Any]) -> dict[str, int]:
         for action in result["actions"]:
             out[action["verb"]] = out.get(action["verb"], 0) + 1
     return out
+
+
+def uninstall_claude(ctx: Any, root: Path | None = None, **kw: Any) -> Any:
+    """``engine.uninstall`` as the CLI calls it: with the Claude adapter's bounds for ``ctx``
+    (the config and state files a manifest in that root may name)."""
+    from msd_install.installer import engine
+    from msd_install.payload import load
+    from msd_install.runtimes import ADAPTERS
+
+    adapter = ADAPTERS["claude"]
+    where = adapter.root(ctx) if root is None else root
+    return engine.uninstall("claude", ctx, where, lambda: adapter.plan(ctx, load()).bounds(), **kw)
+
+
+REGISTRY = ".local/state/msd/manifests.json"
+
+
+def snapshot_but_registry(home: Path) -> Tree:
+    """``snapshot(home)`` without the record of which manifests this user's msd-install wrote
+    (installer/registry.py): it stays in the home while any install exists, even a local one."""
+    tree = snapshot(home)
+    tree.pop(REGISTRY, None)
+    for folder in (".local/state/msd/", ".local/state/", ".local/"):
+        if not any(k.startswith(folder) and k != folder for k in tree):
+            tree.pop(folder, None)
+    return tree

@@ -55,3 +55,14 @@ def test_no_machine_specific_paths_in_the_repo() -> None:
             if needle in text and rel != "tests/test_code_policy.py":
                 bad.append(f"{rel}: {needle}")
     assert bad == []
+
+
+def test_every_end_to_end_test_file_is_marked_e2e() -> None:
+    """The suite runs the real CLIs only in ``scripts/e2e``, after ``scripts/install-clis``: an
+    unmarked file there would run in ``scripts/test`` too, before the CLIs are installed."""
+    unmarked = [
+        path.name
+        for path in sorted((REPO / "tests" / "e2e").glob("test_*.py"))
+        if "pytestmark = pytest.mark.e2e" not in path.read_text(encoding="utf-8")
+    ]
+    assert unmarked == []

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +23,12 @@ from .errors import MsdError, UsageError
 from .installer import context, engine
 from .installer.context import GLOBAL, LOCAL, Context
 from .installer.health import check_health, health_json
+from .installer.plan import Bounds
 from .installer.report import Result
 from .payload import load as load_payload
-from .render import render_health, render_text
-from .runtimes import ADAPTERS, RUNTIMES, adapter
+from .render import render_check, render_health, render_text
+from .runtimes import ADAPTERS, RUNTIMES
+from .runtimes._base import Adapter
 
 JSON_FORMAT = 1
 
@@ -46,7 +49,7 @@ def _runtime_options(func: Any) -> Any:
 @click.option(
     "-c",
     "--config-dir",
-    type=click.Path(path_type=Path),
+    metavar="DIR",
     help="Use this directory as the runtime's global root.",
 )
 @click.option("-u", "--uninstall", is_flag=True, help="Remove what msd-install installed.")
@@ -74,7 +77,7 @@ def cli(
     all_: bool,
     global_: bool,
     local: bool,
-    config_dir: Path | None,
+    config_dir: str | None,
     uninstall: bool,
     dry_run: bool,
     check: bool,
@@ -90,22 +93,11 @@ def cli(
         raise UsageError("--global and --local cannot be used together")
     if config_dir is not None and local:
         raise UsageError("--config-dir names a global root; it cannot be used with --local")
+    if check and uninstall:
+        raise UsageError("--check and --uninstall cannot be used together")
     names = [n for n in RUNTIMES if flags.get(f"rt_{n}")]
-    unsupported = [n for n in names if adapter(n) is None]
-    if unsupported:
-        raise UsageError(
-            f"--{unsupported[0]} ({RUNTIMES[unsupported[0]]}) is not supported yet "
-            f"by msd-install {__version__}; supported: " + ", ".join(f"--{n}" for n in ADAPTERS)
-        )
     if all_:
-        names = [n for n in RUNTIMES if n in ADAPTERS]
-        if not as_json:
-            later = len(RUNTIMES) - len(names)
-            click.echo(
-                f"note: --all covers the {len(names)} supported runtime(s); {later} more "
-                "are not supported yet (see --help)",
-                err=True,
-            )
+        names = list(RUNTIMES)
     scope = LOCAL if local else GLOBAL if (global_ or config_dir is not None) else None
     probe = context.from_environment(scope=scope or GLOBAL)
     if not names:
@@ -114,10 +106,11 @@ def cli(
             if interactive
             else _missing("no runtime given", "--claude (or --all)")
         )
-    if scope is None:
-        scope = _ask_scope() if interactive else _missing("no scope given", "--global or --local")
     if config_dir is not None and len(names) > 1:
         raise UsageError("--config-dir applies to one runtime; name exactly one")
+    if scope is None:
+        scope = _ask_scope() if interactive else _missing("no scope given", "--global or --local")
+    names = _in_scope(names, scope, everything=all_, quiet=as_json)
     ctx = context.from_environment(
         scope=scope, config_dir=config_dir, force=force, force_statusline=force_statusline
     )
@@ -132,10 +125,17 @@ def cli(
     if uninstall and interactive and not dry_run:
         targets = ", ".join(str(ADAPTERS[n].root(ctx)) for n in names)
         click.confirm(f"Remove msd from {targets}?", default=True, abort=True)
-    if check and uninstall:
-        raise UsageError("--check and --uninstall cannot be used together")
     dry_run = dry_run or check
-    results = [_run(name, ctx, uninstall=uninstall, dry_run=dry_run) for name in names]
+    results: list[Result] = []
+    for name in names:
+        try:
+            results.append(_run(name, ctx, uninstall=uninstall, dry_run=dry_run))
+        except MsdError as exc:
+            exc.done = [r.to_json() for r in results]
+            if not as_json:
+                for result in results:
+                    click.echo(render_text(result, ctx.home))
+            raise
     code = 1 if any(r.conflicts for r in results) and not uninstall else 0
     if check:
         code = 1 if any(r.drift for r in results) else 0
@@ -148,16 +148,61 @@ def cli(
         }
         click.echo(json.dumps(doc, indent=2))
     else:
+        show = render_check if check else render_text
         for result in results:
-            click.echo(render_text(result, ctx.home))
+            click.echo(show(result, ctx.home))
     sys.exit(code)
 
 
 def _run(name: str, ctx: Context, *, uninstall: bool, dry_run: bool) -> Result:
     runtime = ADAPTERS[name]
+    fault = _signal_hook()
     if uninstall:
-        return engine.uninstall(name, ctx.scope, runtime.root(ctx), dry_run=dry_run)
-    return engine.install(runtime.plan(ctx, load_payload()), ctx, dry_run=dry_run)
+        return engine.uninstall(
+            name, ctx, runtime.root(ctx), _bounds(runtime, ctx), dry_run=dry_run, fault=fault
+        )
+    return engine.install(runtime.plan(ctx, load_payload()), ctx, dry_run=dry_run, fault=fault)
+
+
+def _signal_hook() -> Callable[[int], None] | None:
+    """Test hook: ``MSD_INSTALL_TEST_SIGNAL=<k>:<KILL|TERM|INT>`` sends that signal to this
+    process right before its k-th change on disk, so that the crash-recovery tests
+    (tests/installer/test_crash_recovery.py) can stop a real run at every point."""
+    spec = os.environ.get("MSD_INSTALL_TEST_SIGNAL", "")
+    count, _, name = spec.partition(":")
+    if not count.isdigit() or name not in ("KILL", "TERM", "INT"):
+        return None
+    import signal
+
+    number = getattr(signal, f"SIG{name}")
+
+    def hook(n: int) -> None:
+        if n == int(count):
+            os.kill(os.getpid(), number)
+
+    return hook
+
+
+def _in_scope(names: list[str], scope: str, *, everything: bool, quiet: bool) -> list[str]:
+    """The runtimes that have ``scope``; naming one that has not is a usage error, --all
+    leaves it out with a note."""
+    out = []
+    for name in names:
+        if scope in ADAPTERS[name].scopes:
+            out.append(name)
+            continue
+        why = f"{RUNTIMES[name]} has no {scope} scope (it reads no project directory)"
+        if not everything:
+            raise UsageError(f"--{name}: {why}; use --global")
+        if not quiet:
+            click.echo(f"note: --all leaves out {RUNTIMES[name]}: {why}", err=True)
+    return out
+
+
+def _bounds(runtime: Adapter, ctx: Context) -> Callable[[], Bounds]:
+    """What a manifest in this root may name outside it: asked for only when one exists
+    (planning refuses some roots, where there is then nothing to read anyway)."""
+    return lambda: runtime.plan(ctx, load_payload()).bounds()
 
 
 def _missing(what: str, flags: str) -> Any:
@@ -166,10 +211,11 @@ def _missing(what: str, flags: str) -> Any:
 
 def _ask_runtimes(ctx: Context) -> list[str]:
     supported = list(ADAPTERS)
-    detected = [n for n in supported if ADAPTERS[n].detect(ctx)]
+    found = {n: ADAPTERS[n].detect(ctx) for n in supported}
+    detected = [n for n in supported if found[n].found]
     click.echo("Which runtimes? (comma-separated numbers)")
     for i, name in enumerate(supported, 1):
-        mark = " (detected)" if name in detected else ""
+        mark = f" (detected: {found[name].why})" if name in detected else ""
         click.echo(f"  {i}. {RUNTIMES[name]}{mark}")
     default = ",".join(str(supported.index(n) + 1) for n in detected) or "1"
     answer = click.prompt("Runtimes", default=default)
@@ -198,12 +244,13 @@ def doctor(as_json: bool) -> None:
     reports = []
     seen: set[Path] = set()
     for name, runtime in ADAPTERS.items():
-        for scope in (GLOBAL, LOCAL):
+        for scope in runtime.scopes:
             root = runtime.root(ctx.with_scope(scope))
             real = Path(os.path.realpath(root))
             if real not in seen:  # in the home directory, local and global are one root
                 seen.add(real)
-                reports.append(check_health(name, scope, root))
+                here = ctx.with_scope(scope)
+                reports.append(check_health(name, here, root, _bounds(runtime, here)))
     code = 0 if all(h.healthy for h in reports) else 1
     if as_json:
         click.echo(
@@ -223,31 +270,65 @@ def doctor(as_json: bool) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: the one boundary where errors become one line and an exit code."""
+    """Entry point: the one boundary where errors become one line and an exit code (and, under
+    ``--json``, still exactly one JSON document on stdout: see ``_fail``)."""
     args = sys.argv[1:] if argv is None else argv
     command, args = (doctor, args[1:]) if args[:1] == ["doctor"] else (cli, args)
+    name = "msd-install doctor" if command is doctor else "msd-install"
+    as_json = "--json" in args[: args.index("--")] if "--" in args else "--json" in args
     try:
-        command.main(args=args, prog_name="msd-install", standalone_mode=False)
+        command.main(args=args, prog_name=name, standalone_mode=False)
     except click.exceptions.Abort:
-        click.echo("msd-install: aborted; nothing was changed", err=True)
-        sys.exit(130)
+        _fail(as_json, 130, "aborted", "aborted; nothing was changed")
     except click.ClickException as exc:
+        code = 2 if isinstance(exc, click.UsageError) else exc.exit_code
+        if as_json:
+            _fail(True, code, "usage", f"error: {exc.format_message()}")
         exc.show()
-        sys.exit(2 if isinstance(exc, click.UsageError) else exc.exit_code)
+        sys.exit(code)
     except MsdError as exc:
-        click.echo(f"msd-install: error: {exc.one_line()}", err=True)
-        sys.exit(exc.exit_code)
+        kind = type(exc).__name__
+        line = f"error: {exc.one_line()}"
+        _fail(as_json, exc.exit_code, kind, line, path=exc.path, done=exc.done)
     except KeyboardInterrupt:
-        click.echo("msd-install: interrupted; every change of this run was rolled back", err=True)
-        sys.exit(130)
+        line = "interrupted; every change of this run was rolled back"
+        _fail(as_json, 130, "interrupted", line)
     except Exception as exc:  # a bug: keep the traceback, show one line
         log = _write_crash_log(exc)
-        click.echo(
-            f"msd-install: internal error: {exc.__class__.__name__}: {exc} "
-            f"(details in {log}; please report it)",
-            err=True,
+        line = (
+            f"internal error: {exc.__class__.__name__}: {exc} (details in {log}; please report it)"
         )
-        sys.exit(3)
+        _fail(as_json, 3, "internal", line, path=log)
+
+
+def _fail(
+    as_json: bool,
+    code: int,
+    kind: str,
+    line: str,
+    *,
+    path: Path | None = None,
+    done: list[dict[str, object]] | None = None,
+) -> None:
+    """Report an error and exit ``code``: ``msd-install: <line>`` on stderr; under ``--json``
+    also the one document on stdout, with what finished before the error (``results``) and
+    the error (its message without the ``error: `` of the text line)."""
+    click.echo(f"msd-install: {line}", err=True)
+    if as_json:
+        error = {
+            "kind": kind,
+            "message": line.removeprefix("error: "),
+            "path": str(path) if path else None,
+        }
+        doc = {
+            "format": JSON_FORMAT,
+            "version": __version__,
+            "exit_code": code,
+            "results": done or [],
+            "error": error,
+        }
+        click.echo(json.dumps(doc, indent=2))
+    sys.exit(code)
 
 
 def _write_crash_log(exc: BaseException) -> Path:

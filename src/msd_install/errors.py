@@ -19,6 +19,9 @@ class MsdError(Exception):
         self.message = message
         self.path = path
         self.hint = hint
+        # what the runs before this error finished (one JSON result each): a multi-runtime
+        # run stops at the first error, and the user must still see what was done
+        self.done: list[dict[str, object]] = []
 
     def one_line(self) -> str:
         where = f"{self.path}: " if self.path is not None else ""
@@ -30,6 +33,11 @@ class UsageError(MsdError):
     """Wrong flags or a request that cannot be made on this command line."""
 
     exit_code = 2
+
+
+class UnusablePathError(UsageError):
+    """HOME, the project or ``--config-dir`` has a name msd-install cannot write into config
+    files (not valid UTF-8): an environment it cannot work in, reported like a usage error."""
 
 
 class ConfigFileError(MsdError):

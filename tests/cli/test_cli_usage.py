@@ -14,7 +14,7 @@ import pytest
 
 from helpers import cli_env, run_cli, snapshot
 from msd_install import __version__
-from msd_install.runtimes import RUNTIMES
+from msd_install.runtimes import ADAPTERS, RUNTIMES
 
 
 def one_line_error(proc: subprocess.CompletedProcess[str]) -> str:
@@ -52,8 +52,6 @@ def test_version(tmp_path: Path) -> None:
     ("args", "needle"),
     [
         (["--claude", "--global", "--bogus"], "No such option '--bogus'"),
-        (["--codex", "--global"], "--codex (OpenAI Codex CLI) is not supported yet"),
-        (["--claude", "--kimi", "--global"], "--kimi (Kimi CLI) is not supported yet"),
         (["--global"], "no runtime given and no terminal to ask on; pass --claude"),
         (["--claude"], "no scope given and no terminal to ask on; pass --global or --local"),
         (["--claude", "--global", "--local"], "--global and --local cannot be used together"),
@@ -70,6 +68,11 @@ def test_usage_errors_exit_2_with_one_line_and_write_nothing(
     assert needle in proc.stderr
     one_line_error(proc)
     assert snapshot(home) == {}
+
+
+def test_every_runtime_has_an_adapter() -> None:
+    """16 of 16: every flag of the CLI installs something."""
+    assert list(RUNTIMES) == [n for n in RUNTIMES if n in ADAPTERS] and len(RUNTIMES) == 16
 
 
 def test_config_dir_and_claude_config_dir(tmp_path: Path) -> None:
@@ -100,10 +103,14 @@ def test_json_document_shape(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert doc["format"] == 1 and doc["version"] == __version__ and doc["exit_code"] == 0
-    (result,) = doc["results"]
-    assert result["runtime"] == "claude" and result["command"] == "install"
-    assert {a["verb"] for a in result["actions"]} == {"create"}
-    assert result["summary"]["create"] == len(result["actions"])
+    from msd_install.runtimes import RUNTIMES
+
+    results = doc["results"]  # one per runtime with a global scope, in the order of the help
+    assert [r["runtime"] for r in results] == [n for n in RUNTIMES if n in ADAPTERS]
+    for result in results:
+        assert result["command"] == "install"
+        assert {a["verb"] for a in result["actions"]} == {"create"}
+        assert result["summary"]["create"] == len(result["actions"])
 
 
 def run_in_pty(args: list[str], home: Path, answers: list[tuple[str, str]]) -> tuple[int, str]:
@@ -145,8 +152,25 @@ def test_tty_asks_for_runtime_and_scope(tmp_path: Path) -> None:
     (home / ".claude").mkdir(parents=True)
     code, out = run_in_pty([], home, [("Runtimes", ""), ("locally", "g")])
     assert code == 0, out
-    assert "Claude Code (detected)" in out
+    assert "Claude Code (detected: ~/.claude exists)" in out
     assert (home / ".claude/msd-file-manifest.json").is_file()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--uninstall", "--check"],  # on a terminal, uninstall asks for confirmation first
+        ["--codex", "--config-dir", "x"],  # no runtime prompt: --config-dir takes one runtime
+        ["--all", "--config-dir", "x"],
+    ],
+)
+def test_flag_conflicts_are_refused_before_any_prompt(tmp_path: Path, args: list[str]) -> None:
+    home = tmp_path / "h"
+    (home / ".claude").mkdir(parents=True)
+    code, out = run_in_pty(["--claude", *args], home, [])
+    assert code == 2, out
+    assert "?" not in out.replace("(y/n)?", "") and "Remove msd" not in out
+    assert "cannot be used together" in out or "name exactly one" in out
 
 
 def test_check_reports_drift_with_exit_1_and_writes_nothing(tmp_path: Path) -> None:
@@ -158,11 +182,21 @@ def test_check_reports_drift_with_exit_1_and_writes_nothing(tmp_path: Path) -> N
     proc = run_cli(["--claude", "--global", "--check", "--json"], home)
     assert proc.returncode == 0, proc.stdout
     assert json.loads(proc.stdout)["results"][0]["drift"] is False
+    proc = run_cli(["--claude", "--global", "--check"], home)
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("check: ok     claude (global) at ~/.claude: ")
+    assert len(proc.stdout.splitlines()) == 1  # a clean check is one line, not 150
     skill = home / ".claude/skills/msd-help/SKILL.md"
     skill.write_text("edited\n")
     before = snapshot(home)
     proc = run_cli(["--claude", "--global", "--check"], home)
-    assert proc.returncode == 1 and "msd-help/SKILL.md" in proc.stdout
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines() == [
+        "  backup    ~/.claude/msd-local-patches/skills/msd-help/SKILL.md  "
+        "(your changes to skills/msd-help/SKILL.md are kept here)",
+        "  update    ~/.claude/skills/msd-help/SKILL.md",
+        "check: drift  claude (global) at ~/.claude: 1 update, 1 backup",
+    ]
     assert snapshot(home) == before
 
 
@@ -193,3 +227,22 @@ def test_doctor_finds_a_missing_file_a_removed_hook_entry_and_a_gone_interpreter
     assert "hooks/msd-statusline.py: missing" in proc.stdout
     assert "hook msd-session-state: missing or changed" in proc.stdout
     assert "the Python that hooks and the MCP server run with is gone" in proc.stdout
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_shell_completion_as_documented(tmp_path: Path, shell: str) -> None:
+    env = {**cli_env(tmp_path), "_MSD_INSTALL_COMPLETE": f"{shell}_source"}
+    script = subprocess.run(
+        [sys.executable, "-m", "msd_install"], env=env, capture_output=True, text=True
+    )
+    assert script.returncode == 0 and "_MSD_INSTALL_COMPLETE" in script.stdout
+    doc = (Path(__file__).parents[2] / "docs/reference/cli.md").read_text()
+    assert f"_MSD_INSTALL_COMPLETE={shell}_source msd-install" in doc
+    if shell == "bash":
+        env.update(
+            _MSD_INSTALL_COMPLETE="bash_complete", COMP_WORDS="msd-install --cl", COMP_CWORD="1"
+        )
+        words = subprocess.run(
+            [sys.executable, "-m", "msd_install"], env=env, capture_output=True, text=True
+        ).stdout.split()
+        assert words == ["plain,--claude", "plain,--cline"]

@@ -151,3 +151,19 @@ def test_syntax_errors_name_the_line_and_column(
 def test_parser_agrees_with_json_module(value: Any, indent: int | str | None) -> None:
     text = json.dumps(value, indent=indent)
     assert parse(text).value == json.loads(text)
+
+
+def test_json_comments_keeps_comments_but_refuses_trailing_commas(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Gemini CLI and Qwen Code read comments in settings.json but exit on a trailing comma:
+    msd-install must refuse such a file rather than edit it into one they cannot read."""
+    import pytest as _pytest
+
+    from msd_install.errors import ConfigFileError
+    from msd_install.installer.configdoc import open_doc
+
+    ok = open_doc(tmp_path / "s.json", b'{\n  // mine\n  "a": 1\n}\n', "json-comments")
+    assert ok.node(("a",)).value == 1
+    with _pytest.raises(ConfigFileError) as err:
+        open_doc(tmp_path / "s.json", b'{\n  "a": 1,\n}\n', "json-comments")
+    assert "trailing comma at line 2" in err.value.one_line()
+    assert open_doc(tmp_path / "s.json", b'{\n  "a": 1,\n}\n', "jsonc").node(("a",)).value == 1

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from helpers import build, run_cli, snapshot
+from helpers import build, run_cli, snapshot, uninstall_claude
 from msd_install.errors import ConcurrentChangeError
 from msd_install.installer import engine
 from msd_install.installer.context import GLOBAL, Context
@@ -102,7 +102,7 @@ def test_upgrades_and_downgrades_then_uninstall_give_back_the_tree(
         assert "msd-validate-commit" not in settings and "MultiEdit" in settings
     if versions[-1] == "v3":
         assert "msd" not in json.loads((home / ".claude.json").read_text())["mcpServers"]
-    engine.uninstall("claude", GLOBAL, root)
+    uninstall_claude(ctx_for(home), root)
     assert snap(home) == before
 
 
@@ -121,7 +121,7 @@ def test_upgrade_keeps_user_additions_in_settings_and_uninstall_keeps_only_them(
     doc["env"] = {"A": "1"}
     settings.write_text(json.dumps(doc, indent=4) + "\n")
     install_version(home, v2(load()))
-    engine.uninstall("claude", GLOBAL, home / ".claude")
+    uninstall_claude(ctx_for(home))
     assert json.loads(settings.read_text()) == {
         "permissions": {"allow": ["Bash(ls)"]},
         "model": "sonnet",
@@ -215,7 +215,7 @@ def test_upgrade_dropping_a_forced_file_whose_backup_is_gone_removes_ours(tmp_pa
     result = engine.install(
         plain_plan(root, {"c.md": b"c\n"}), dataclasses.replace(ctx, force=False)
     )
-    engine.uninstall("claude", "global", root)
+    uninstall_claude(ctx, root)
     assert not (root / "b.md").exists()  # nothing of msd's is left behind
     assert list(root.iterdir()) == []  # the root was the user's (it held b.md): it stays
     assert ("restore", root / "b.md") not in [(a.verb, a.path) for a in result.actions]
@@ -228,7 +228,7 @@ def test_an_adopted_file_edited_later_stays_the_users(tmp_path: Path) -> None:
     engine.install(plain_plan(root, {"a.md": b"v1\n"}), ctx)
     (root / "a.md").write_bytes(b"v1 plus my notes\n")  # it is theirs: they edit it
     engine.install(plain_plan(root, {"a.md": b"v1\n"}), ctx)  # a plain reinstall
-    engine.uninstall("claude", "global", root)
+    uninstall_claude(ctx, root)
     assert (root / "a.md").read_bytes() == b"v1 plus my notes\n"
 
 
@@ -269,7 +269,7 @@ def test_upgrade_emptying_a_created_config_behind_a_dotfile_link_keeps_the_link(
     install_version(home, v3(load()))  # the next version has no MCP server
     assert (home / ".claude.json").is_symlink()
     assert not (tmp_path / "dotfiles/claude.json").exists()
-    engine.uninstall("claude", GLOBAL, home / ".claude")
+    uninstall_claude(ctx_for(home))
     assert snap(tmp_path) == before
 
 
@@ -283,5 +283,5 @@ def test_uninstall_after_the_user_deleted_a_backup_removes_ours_and_the_backup_d
     engine.install(plain_plan(root, {"b.md": b"ours\n"}), ctx)
     assert ((root / "msd-backups/b.md").stat().st_mode & 0o777) == 0o600
     (root / "msd-backups/b.md").unlink()
-    engine.uninstall("claude", "global", root)
+    uninstall_claude(ctx, root)
     assert list(root.iterdir()) == []  # ours, the manifest and msd-backups/ are gone

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from helpers import build, run_cli, snapshot
+from helpers import build, run_cli, snapshot, uninstall_claude
 from msd_install.installer import engine
 from msd_install.installer.context import GLOBAL, Context
 from msd_install.payload import load
@@ -154,7 +154,7 @@ def test_upgrade_that_drops_a_forced_file_gives_the_users_file_back(tmp_path: Pa
     newer = replace(plan, files=tuple(f for f in plan.files if f.path.name != "msd-planner.md"))
     engine.install(newer, ctx)  # an upgrade that no longer ships agents/msd-planner.md
     assert (home / ".claude/agents/msd-planner.md").read_text() == "mine\n"
-    engine.uninstall("claude", GLOBAL, home / ".claude")
+    uninstall_claude(ctx)
     assert snapshot(home) == before
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from helpers import build, run_cli, snapshot
+from helpers import build, run_cli, snapshot, uninstall_claude
 from msd_install.installer import engine
 from msd_install.installer.context import GLOBAL, Context
 from msd_install.installer.fs import InjectedFaultError
@@ -197,7 +197,7 @@ def test_upgrade_with_new_interpreter_keeps_user_additions_and_round_trips(home:
     after = load_settings(home)
     assert all("/opt/python3/bin/python3" in c for c in commands(after) if "msd-" in c)
     assert MINE in after["hooks"]["PreToolUse"] and after["model"] == "opus"
-    engine.uninstall("claude", GLOBAL, home / ".claude")
+    uninstall_claude(new)
     assert load_settings(home) == {
         "permissions": {"allow": ["Bash(ls)"]},
         "hooks": {"PreToolUse": [MINE]},

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from helpers import build, snapshot
+from helpers import build, snapshot, uninstall_claude
 from msd_install.errors import ConcurrentChangeError, LockTimeoutError
 from msd_install.installer import engine, lock
 from msd_install.installer.context import GLOBAL, LOCAL, Context
@@ -48,7 +50,7 @@ def count_mutations(home: Path, ctx: Context, action: str) -> int:
         engine.install(ADAPTERS["claude"].plan(ctx, load()), ctx, fault=counted.append)
     else:
         root = ADAPTERS["claude"].root(ctx)
-        engine.uninstall("claude", ctx.scope, root, fault=counted.append)
+        uninstall_claude(ctx, root, fault=counted.append)
     return len(counted)
 
 
@@ -58,7 +60,7 @@ def test_install_failing_after_every_kth_write_leaves_the_tree(tmp_path: Path, s
     build(probe, SEED)
     total = count_mutations(probe, make_ctx(probe, scope), "install")
     assert total > 50
-    for k in range(1, total + 1):
+    for k in _dense_sample(total):
         home = tmp_path / f"h{k}"
         build(home, SEED)
         before = snapshot(home)
@@ -75,15 +77,106 @@ def test_uninstall_failing_after_every_kth_write_leaves_the_install(tmp_path: Pa
     engine.install(ADAPTERS["claude"].plan(ctx, load()), ctx)
     total = count_mutations(probe, ctx, "uninstall")
     assert total > 50
-    for k in range(1, total + 1):
+    for k in _dense_sample(total):
         home = tmp_path / f"u{k}"
         build(home, SEED)
         hctx = make_ctx(home)
         engine.install(ADAPTERS["claude"].plan(hctx, load()), hctx)
         before = snapshot(home)
         with pytest.raises(InjectedFaultError):
-            engine.uninstall("claude", GLOBAL, home / ".claude", fault=fault_at(k))
+            uninstall_claude(hctx, fault=fault_at(k))
         assert snapshot(home) == before, f"tree differs after a fault at write {k} of {total}"
+
+
+# A user's config.toml (CRLF, comments, a server and tables of theirs after where ours goes)
+# and config.yaml (anchors, an alias, a merge key, comments, a hook of theirs): the TOML and
+# YAML editors under the same fault injection as Claude's JSON.
+FORMAT_SEEDS = {
+    "codex": {
+        ".codex/config.toml": (
+            '# my codex config\r\nmodel = "o3"  # pinned\r\n\r\n[mcp_servers.github]\r\n'
+            'command = "gh-mcp"\r\nargs = ["--stdio"]\r\n\r\n[profiles.fast]\r\n'
+            'model = "o4-mini"\r\n'
+        ),
+        ".codex/hooks.json": '{\n  "hooks": {\n    "PreToolUse": [\n      {"matcher": "Bash", '
+        '"hooks": [{"type": "command", "command": "my-guard"}]}\n    ]\n  }\n}\n',
+    },
+    "hermes": {
+        ".hermes/config.yaml": (
+            '# Hermes config (hand-edited)\nmodel:\n  default: "anthropic/claude-x"  # quoted\n'
+            "defaults: &defaults\n  timeout: 30\nmcp_servers:\n  github:\n    command: npx\n"
+            "    <<: *defaults\n  # keep this comment\nhooks:\n  pre_tool_call:\n"
+            "  - matcher: terminal\n    command: my-own-guard\nterminal: *defaults\n"
+        ),
+    },
+}
+
+
+def _install(runtime: str, ctx: Context, fault: Callable[[int], None] | None = None) -> None:
+    engine.install(ADAPTERS[runtime].plan(ctx, load()), ctx, fault=fault)
+
+
+def _uninstall(runtime: str, ctx: Context, fault: Callable[[int], None] | None = None) -> None:
+    adapter = ADAPTERS[runtime]
+    bounds = adapter.plan(ctx, load()).bounds
+    engine.uninstall(runtime, ctx, adapter.root(ctx), bounds, fault=fault)
+
+
+def _dense_sample(total: int) -> list[int]:
+    """Fault points for the TOML/YAML runs: every one of the first 40 and last 20 operations
+    (directories, the config edits and the manifest are there) and every third one between
+    (the payload's file writes, alike): a third of the run time of every k."""
+    return [k for k in range(1, total + 1) if k <= 40 or k > total - 20 or k % 3 == 0]
+
+
+@pytest.mark.parametrize("runtime", list(FORMAT_SEEDS))
+def test_toml_and_yaml_installs_failing_after_any_write_leave_the_tree(
+    tmp_path: Path, runtime: str
+) -> None:
+    seed = FORMAT_SEEDS[runtime]
+    probe = tmp_path / "probe"
+    build(probe, seed)
+    counted: list[int] = []
+    _install(runtime, make_ctx(probe), counted.append)
+    total = len(counted)
+    assert total > 50
+    for k in _dense_sample(total):
+        home = tmp_path / f"h{k}"
+        build(home, seed)
+        before = snapshot(home)
+        with pytest.raises(InjectedFaultError):
+            _install(runtime, make_ctx(home), fault_at(k))
+        assert snapshot(home) == before, f"{runtime}: tree differs after a fault at {k}/{total}"
+        shutil.rmtree(home)
+
+
+@pytest.mark.parametrize("runtime", list(FORMAT_SEEDS))
+def test_toml_and_yaml_uninstalls_failing_after_any_write_leave_the_install(
+    tmp_path: Path, runtime: str
+) -> None:
+    seed = FORMAT_SEEDS[runtime]
+    probe = tmp_path / "probe"
+    build(probe, seed)
+    _install(runtime, make_ctx(probe))
+    counted: list[int] = []
+    _uninstall(runtime, make_ctx(probe), counted.append)
+    total = len(counted)
+    assert total > 50
+    assert snapshot(probe) == {**snapshot_of(seed, tmp_path / "orig")}  # the round trip
+    for k in _dense_sample(total):
+        home = tmp_path / f"u{k}"
+        build(home, seed)
+        _install(runtime, make_ctx(home))
+        before = snapshot(home)
+        with pytest.raises(InjectedFaultError):
+            _uninstall(runtime, make_ctx(home), fault_at(k))
+        assert snapshot(home) == before, f"{runtime}: tree differs after a fault at {k}/{total}"
+        shutil.rmtree(home)
+
+
+def snapshot_of(seed: dict[str, str], where: Path) -> dict[str, object]:
+    build(where, seed)
+    return snapshot(where)
 
 
 def test_keyboard_interrupt_rolls_back(tmp_path: Path) -> None:

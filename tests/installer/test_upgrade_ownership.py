@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from helpers import snapshot
+from helpers import snapshot, uninstall_claude
 from msd_install.installer import engine
 from msd_install.installer.context import Context
 from msd_install.installer.plan import FileOp, Plan
@@ -31,7 +31,7 @@ def test_an_adopted_file_that_a_new_version_changes_comes_back_on_uninstall(tmp_
     r2 = engine.install(plan(root, {"a.md": b"v2\n"}), ctx(tmp_path))
     assert {a.verb for a in r2.actions if a.path.name == "a.md"} == {"backup", "update"}
     assert (root / "a.md").read_bytes() == b"v2\n"
-    engine.uninstall("claude", "global", root)
+    uninstall_claude(ctx(tmp_path), root)
     assert snapshot(tmp_path) == before
 
 
@@ -47,5 +47,5 @@ def test_a_forced_file_dropped_by_an_upgrade_is_given_back(tmp_path: Path) -> No
     assert ("restore", root / "b.md") in [(a.verb, a.path) for a in result.actions]
     assert (root / "b.md").read_bytes() == b"mine\n"
     assert (root / "b.md").stat().st_mode & 0o777 == 0o600
-    engine.uninstall("claude", "global", root)
+    uninstall_claude(ctx(tmp_path), root)
     assert snapshot(tmp_path) == before

@@ -9,23 +9,32 @@ that the user changed, are never removed; and install + uninstall gives back the
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigFileError
-from .jsonedit import JsonDocument, JsonSyntaxError, canonical
+from .configdoc import ConfigDoc, EditRefusedError, open_doc
 from .manifest import ConfigOp
 from .plan import IF_ABSENT, ITEM, MEMBER, ConfigEntry
+from .tunedentry import keep_tuned
+from .valuehash import has_string as _has_string
+from .valuehash import value_hash
 
-EMPTY_FILE = "{}\n"  # what a config file we create starts as
+__all__ = [
+    "ConfigDoc",
+    "Reconciled",
+    "invert",
+    "open_doc",
+    "reconcile",
+    "refused",
+    "satisfied",
+    "value_hash",
+]
 CHANGED_BUT_OURS = "changed by you, but it runs msd's files, which this run takes away: removed"
-
-
-def value_hash(value: Any) -> str:
-    # surrogatepass: a user's file may hold a lone surrogate escape ("\\ud83d"); hash it anyway
-    return hashlib.sha256(canonical(value).encode("utf-8", "surrogatepass")).hexdigest()
+# a reinstall that cannot keep the change as a tuning (the user built their own entries into
+# ours): our part is registered again, what the user added stays as their own
+CHANGED_REPLACED = "changed by you: what you added stays yours, msd's part is registered anew"
 
 
 @dataclass
@@ -41,25 +50,7 @@ class Reconciled:
     ops: list[ConfigOp]
     outcomes: list[EntryOutcome] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)  # our old entries the user changed: left alone
-
-
-def open_doc(path: Path, raw: bytes | None, fmt: str) -> JsonDocument:
-    """Parse a config file, or raise ``ConfigFileError`` naming the file and the position."""
-    if raw is None:
-        return JsonDocument(EMPTY_FILE, jsonc=fmt == "jsonc")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigFileError(f"not valid UTF-8 at byte {exc.start}", path=path) from None
-    try:
-        doc = JsonDocument(text, jsonc=fmt == "jsonc")
-    except JsonSyntaxError as exc:
-        raise ConfigFileError(
-            f"invalid JSON: {exc}", path=path, hint="fix the file, then run msd-install again"
-        ) from None
-    if doc.root.kind != "object":
-        raise ConfigFileError("the top level is not a JSON object", path=path)
-    return doc
+    tuned: list[str] = field(default_factory=list)  # the user's tuning of our entries, kept
 
 
 def check_writable(path: Path) -> None:
@@ -76,8 +67,13 @@ def check_writable(path: Path) -> None:
         )
 
 
-def invert(doc: JsonDocument, ops: list[ConfigOp]) -> tuple[JsonDocument, list[str]]:
+def invert(
+    doc: ConfigDoc, ops: list[ConfigOp], wanted: frozenset[str] = frozenset()
+) -> tuple[ConfigDoc, list[str]]:
     """Undo recorded ops, newest first. Returns the document and notes on ops left in place.
+
+    ``wanted``: labels of entries this run adds again (a reinstall): their changed-but-ours
+    elements are replaced, not taken away with our files.
 
     An entry is ours while it hashes to what we wrote, or, when the user changed it (a new
     timeout, a hook of their own added to our group), while it still carries our exact marker
@@ -97,7 +93,7 @@ def invert(doc: JsonDocument, ops: list[ConfigOp]) -> tuple[JsonDocument, list[s
             elif op.get("marker") and (found := _marked(doc, path, items, op["marker"])):
                 where, at = found
                 doc = doc.remove_item(where, at, op.get("interior") if where == path else None)
-                kept.append(f"{label}: {CHANGED_BUT_OURS}")
+                kept.append(f"{label}: {_changed(label, wanted)}")
             else:
                 kept.append(f"{label}: no longer there")
             continue
@@ -110,7 +106,7 @@ def invert(doc: JsonDocument, ops: list[ConfigOp]) -> tuple[JsonDocument, list[s
             and _has_string(node.value, op.get("marker", ""))
         )
         if marked and not exact:
-            kept.append(f"{label}: {CHANGED_BUT_OURS}")
+            kept.append(f"{label}: {_changed(label, wanted)}")
         if not (exact or marked):
             if label != "container":
                 kept.append(
@@ -124,19 +120,12 @@ def invert(doc: JsonDocument, ops: list[ConfigOp]) -> tuple[JsonDocument, list[s
     return doc, kept
 
 
-def _has_string(value: Any, marker: str) -> bool:
-    """Does ``value`` hold a string exactly equal to ``marker`` (never a substring match)?"""
-    if isinstance(value, str):
-        return value == marker
-    if isinstance(value, dict):
-        return any(_has_string(v, marker) for v in value.values())
-    if isinstance(value, list):
-        return any(_has_string(v, marker) for v in value)
-    return False
+def _changed(label: str, wanted: frozenset[str]) -> str:
+    return CHANGED_REPLACED if label in wanted else CHANGED_BUT_OURS
 
 
 def _marked(
-    doc: JsonDocument, path: tuple[str, ...], items: list[Any], marker: str
+    doc: ConfigDoc, path: tuple[str, ...], items: list[Any], marker: str
 ) -> tuple[tuple[Any, ...], int] | None:
     """Where our marked element sits: the whole item, or our element inside the item's
     array member when the user added elements of their own next to it."""
@@ -162,7 +151,7 @@ def _find_item(items: list[Any], sha: str) -> int | None:
     return None
 
 
-def satisfied(doc: JsonDocument, entries: list[ConfigEntry], ops: list[ConfigOp]) -> bool:
+def satisfied(doc: ConfigDoc, entries: list[ConfigEntry], ops: list[ConfigOp]) -> bool:
     """True when the file already holds exactly what the entries want: no write needed."""
     leaf_ops = [op for op in ops if op.get("label") != "container"]
     matched: set[int] = set()
@@ -170,11 +159,13 @@ def satisfied(doc: JsonDocument, entries: list[ConfigEntry], ops: list[ConfigOp]
         want = value_hash(entry.value)
         hit = None
         for i, op in enumerate(leaf_ops):
-            if i in matched or list(entry.path) != op["path"] or op["sha256"] != want:
+            # a tuned entry: our value is ``ours``, the file holds ``sha256`` (ours + theirs)
+            there = op["sha256"]
+            if i in matched or list(entry.path) != op["path"] or op.get("ours", there) != want:
                 continue
             if entry.kind == ITEM and op["op"] == "item":
                 arr = doc.node(entry.path)
-                if arr is not None and _find_item(arr.items, want) is not None:
+                if arr is not None and _find_item(arr.items, there) is not None:
                     hit = i
             elif (
                 entry.kind == MEMBER
@@ -182,7 +173,7 @@ def satisfied(doc: JsonDocument, entries: list[ConfigEntry], ops: list[ConfigOp]
                 and op["key"] == entry.key
             ):
                 node = doc.node((*entry.path, entry.key))
-                if node is not None and value_hash(node.value) == want:
+                if node is not None and value_hash(node.value) == there:
                     hit = i
             if hit is not None:
                 break
@@ -200,10 +191,26 @@ def satisfied(doc: JsonDocument, entries: list[ConfigEntry], ops: list[ConfigOp]
     return len(matched) == len(leaf_ops)
 
 
+def refused(path: Path, exc: ValueError) -> ConfigFileError:
+    """An edit refusal as the one-line error of the file it is about (nothing is written)."""
+    return ConfigFileError(
+        f"msd-install cannot edit it safely: {exc}", path=path, hint="nothing was changed"
+    )
+
+
 def reconcile(
-    path: Path, doc: JsonDocument, entries: list[ConfigEntry], old_ops: list[ConfigOp]
+    path: Path, doc: ConfigDoc, entries: list[ConfigEntry], old_ops: list[ConfigOp]
 ) -> Reconciled:
     """Remove our old entries, then add the wanted ones; the result records the new ops."""
+    try:
+        return _reconcile(path, doc, entries, old_ops)
+    except EditRefusedError as exc:
+        raise refused(path, exc) from None
+
+
+def _reconcile(
+    path: Path, doc: ConfigDoc, entries: list[ConfigEntry], old_ops: list[ConfigOp]
+) -> Reconciled:
     # A value the user once let us replace (--force, --force-statusline) stays replaced
     # until uninstall: a plain reinstall must not hand it back as a side effect of an upgrade.
     forced = {(tuple(op["path"]), op["key"]) for op in old_ops if op["op"] == "replace"}
@@ -211,16 +218,33 @@ def reconcile(
         dataclasses.replace(e, force=True) if e.kind == MEMBER and (e.path, e.key) in forced else e
         for e in entries
     ]
-    doc, kept = invert(doc, old_ops)
-    ops: list[ConfigOp] = []
+    # Our entries the user tuned are kept in place (``tunedentry``); the rest is taken out
+    # and added again, as this version wants it.
+    doc, tuned = keep_tuned(doc, entries, old_ops)
+    wanted = frozenset(e.label or e.ident for i, e in enumerate(entries) if i not in tuned.ops)
+    doc, kept = invert(doc, tuned.rest, wanted)
+    # containers we created that still hold something (a kept entry, the user's own) stay
+    # recorded as ours: uninstall removes them once they are empty again
+    ops: list[ConfigOp] = [
+        op
+        for op in tuned.rest
+        if op.get("label") == "container" and doc.node((*op["path"], op["key"])) is not None
+    ]
     outcomes: list[EntryOutcome] = []
-    for entry in entries:
+    for index, entry in enumerate(entries):
+        if index in tuned.ops:
+            ops.append(tuned.ops[index])
+            continue
         doc = _ensure_containers(path, doc, entry, ops)
         if entry.kind == ITEM:
             arr = doc.node(entry.path)
-            if arr is None or arr.kind != "array":
+            # YAML's "pre_tool_call:" with nothing (or only comments) under it is an empty list
+            hollow = arr is not None and arr.value is None and doc.implicit_parents
+            if (arr is None and not doc.implicit_parents) or (
+                arr and arr.kind != "array" and not hollow
+            ):
                 raise ConfigFileError(f"{'.'.join(entry.path)} is not an array", path=path)
-            if _find_item(arr.items, value_hash(entry.value)) is not None:
+            if arr is not None and _find_item(arr.items, value_hash(entry.value)) is not None:
                 outcomes.append(EntryOutcome(entry, "skip", "an identical entry is already there"))
                 continue
             doc, ins = doc.append_item(entry.path, entry.value)
@@ -236,7 +260,7 @@ def reconcile(
         elif value_hash(existing.value) == value_hash(entry.value) and not entry.force:
             outcomes.append(EntryOutcome(entry, "skip", "the same value is already there"))
         elif entry.force:
-            previous = doc.text[existing.start : existing.end]
+            previous = doc.value_text(target)
             doc, _old = doc.replace_value(target, entry.value)
             op = _op("replace", entry, None)
             op["previous"] = previous
@@ -250,7 +274,7 @@ def reconcile(
             outcomes.append(
                 EntryOutcome(entry, "conflict", "an entry of yours is there; --force replaces it")
             )
-    return Reconciled(doc.text, ops, outcomes, kept)
+    return Reconciled(doc.text, ops, outcomes, kept, tuned.notes)
 
 
 def _op(kind: str, entry: ConfigEntry, interior: str | None) -> ConfigOp:
@@ -266,13 +290,16 @@ def _op(kind: str, entry: ConfigEntry, interior: str | None) -> ConfigOp:
         op["marker"] = entry.marker
     if interior is not None:
         op["interior"] = interior
+    op["value"] = entry.value  # the base of a later three-way decision (tuning.merge)
     return op
 
 
 def _ensure_containers(
-    file: Path, doc: JsonDocument, entry: ConfigEntry, ops: list[ConfigOp]
-) -> JsonDocument:
+    file: Path, doc: ConfigDoc, entry: ConfigEntry, ops: list[ConfigOp]
+) -> ConfigDoc:
     """Create missing parent objects (and the array of an ITEM), recording each as ours."""
+    if doc.implicit_parents:
+        return doc
     path = entry.path
     for depth in range(len(path)):
         parent, key = path[:depth], path[depth]

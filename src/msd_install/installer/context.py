@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import UnusablePathError, UsageError
+
 GLOBAL = "global"
 LOCAL = "local"
 
@@ -47,9 +49,22 @@ class Context:
         path = Path(raw)
         return path if path.is_absolute() else self.cwd / path
 
+    def which(self, name: str) -> Path | None:
+        """``name`` on this context's PATH (detection only; never used to run anything)."""
+        import shutil
+
+        found = shutil.which(name, path=self.env.get("PATH", ""))
+        return Path(found) if found else None
+
     def audit_log(self) -> Path:
-        base = self.state_dir if self.state_dir is not None else self.home / ".local/state/msd"
-        return base / "audit.jsonl"
+        return self._state() / "audit.jsonl"
+
+    def manifest_registry(self) -> Path:
+        """The user's record of the manifests msd-install wrote (``installer/registry``)."""
+        return self._state() / "manifests.json"
+
+    def _state(self) -> Path:
+        return self.state_dir if self.state_dir is not None else self.home / ".local/state/msd"
 
 
 def _replace(ctx: Context, **changes: object) -> Context:
@@ -71,27 +86,81 @@ def resolved_interpreter() -> Path:
 def from_environment(
     *,
     scope: str,
-    config_dir: Path | None = None,
+    config_dir: str | None = None,
     force: bool = False,
     force_statusline: bool = False,
 ) -> Context:
-    """The real context of this process (the only place that reads the environment)."""
+    """The real context of this process (the only place that reads the environment).
+
+    ``config_dir`` is ``--config-dir`` as typed: ``~`` expands against the home here (a
+    quoted ``'~/x'`` or ``--config-dir=~/x`` reaches us unexpanded), a relative path is
+    taken from the current directory, an empty one is refused."""
     import platformdirs
 
     env = dict(os.environ)
     home = Path(env["HOME"]) if env.get("HOME") else Path.home()
+    _text_path("HOME", home)
     cwd = Path.cwd()
-    if config_dir is not None and not config_dir.is_absolute():
-        config_dir = cwd / config_dir
+    if scope == LOCAL:
+        _text_path("the current directory", cwd)
+    directory = None if config_dir is None else config_dir_path(config_dir, home, cwd)
     state = Path(platformdirs.user_state_dir("msd", appauthor=False))
+    _text_path("the state directory (XDG_STATE_HOME)", state)
     return Context(
         home=home,
         cwd=cwd,
         env=env,
         scope=scope,
-        config_dir=config_dir,
+        config_dir=directory,
         interpreter=resolved_interpreter(),
         state_dir=state,
         force=force,
         force_statusline=force_statusline,
     )
+
+
+def config_dir_path(raw: str, home: Path, cwd: Path) -> Path:
+    """``--config-dir`` as a directory: never the current one by accident, never a ``~``
+    directory made literally."""
+    if not raw.strip():
+        raise UsageError("--config-dir is empty: name the directory to install into")
+    if raw == "~" or raw.startswith("~/"):
+        path = home / raw[2:]
+    elif raw.startswith("~"):
+        try:
+            path = Path(raw).expanduser()
+        except RuntimeError:  # no such user
+            user = raw[1:].split("/", 1)[0]
+            raise UsageError(
+                f"--config-dir {raw!r}: there is no user {user!r} to expand ~ for"
+            ) from None
+    else:
+        path = Path(raw)
+    path = path if path.is_absolute() else cwd / path
+    _text_path("--config-dir", path)
+    return path
+
+
+def _text_path(what: str, path: Path) -> None:
+    """Refuse a path that is not text: msd-install writes paths into JSON, TOML and YAML
+    files (hook commands, the MCP server, the manifest), which hold Unicode only; a name
+    in another encoding would end in a crash half-way or in a command that cannot run."""
+    text = str(path)
+    try:
+        text.encode("utf-8")
+        text.encode(sys.getfilesystemencoding())
+    except UnicodeError:
+        shown = _raw_bytes(text)
+        raise UnusablePathError(
+            f"{what} is not valid UTF-8 ({shown!r}): msd-install writes this path into the "
+            "runtime's config files, which hold text only",
+            hint="use a directory whose name is UTF-8; nothing was changed",
+        ) from None
+
+
+def _raw_bytes(text: str) -> bytes:
+    """The name as the bytes the system holds, for the message."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeError:
+        return text.encode("utf-8", "backslashreplace")

@@ -15,9 +15,18 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import MsdError
-from .configedit import open_doc, value_hash
-from .fs import sha256_bytes
+from .configedit import open_doc
+from .confine import read_plain
+from .fs import read_file, sha256_bytes
 from .manifest import Manifest
+from .tuning import merge
+from .valuehash import has_string, value_hash
+
+# an entry of ours the user changed, still running our script: their tuning, not a fault
+TUNED = "changed by you: your tuning is kept (the next msd-install run records it)"
+BUILT_INTO = (
+    "changed by you: what you added stays yours, the next msd-install run registers msd's part anew"
+)
 
 
 @dataclass(frozen=True)
@@ -63,10 +72,12 @@ def diagnose(manifest: Manifest) -> list[Finding]:
         )
     for rel, record in sorted(manifest.files.items()):
         path = manifest.abs(rel)
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
+        data = read_plain(path)
+        if data is None and not os.path.lexists(path):
             out.append(Finding("problem", path, "missing"))
+            continue
+        if data is None:  # a link or a FIFO of the user's took its place: theirs, never read
+            out.append(Finding("note", path, "replaced by you with something not a plain file"))
             continue
         if sha256_bytes(data) != record["sha256"]:
             out.append(
@@ -79,10 +90,11 @@ def diagnose(manifest: Manifest) -> list[Finding]:
     for config in manifest.config:
         path = manifest.abs(config["file"])
         try:
-            doc = open_doc(path, path.read_bytes(), config["fmt"])
-        except FileNotFoundError:
-            out.append(Finding("problem", path, "missing: msd's entries in it are gone"))
-            continue
+            raw = read_file(path)
+            if raw is None:
+                out.append(Finding("problem", path, "missing: msd's entries in it are gone"))
+                continue
+            doc = open_doc(path, raw, config["fmt"])
         except MsdError as exc:
             out.append(Finding("problem", path, exc.message))
             continue
@@ -91,12 +103,22 @@ def diagnose(manifest: Manifest) -> list[Finding]:
                 continue
             where = tuple(op["path"]) + ((op["key"],) if "key" in op else ())
             node = doc.node(where)
+            marker = op.get("marker", "")
             if op["op"] == "item":
                 items = node.items if node is not None and node.kind == "array" else []
                 present = any(value_hash(i.value) == op["sha256"] for i in items)
+                marked = [i.value for i in items if marker and has_string(i.value, marker)]
             else:
                 present = node is not None and value_hash(node.value) == op["sha256"]
-            if not present:
+                marked = [node.value] if node and marker and has_string(node.value, marker) else []
+            if not present and marked and manifest.trusted:
+                label = op.get("label", ".".join(where))
+                # what the next run decides: a hook of the user's inside ours is not a tuning
+                built = (
+                    "value" in op and merge(op["value"], marked[-1], op["value"], marker) is None
+                )
+                out.append(Finding("note", path, f"{label}: {BUILT_INTO if built else TUNED}"))
+            elif not present:
                 out.append(
                     Finding(
                         "problem", path, f"{op.get('label', '.'.join(where))}: missing or changed"

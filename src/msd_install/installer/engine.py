@@ -1,30 +1,45 @@
 """Run a plan or an uninstall as one transaction under the root's lock.
 
-Order of a real run: create the root if needed, take the lock, read the manifest, resolve,
-execute every step through the transaction, release the lock. Any exception, Ctrl-C
-included, rolls the transaction back to the exact prior tree (the root too, if we made it).
-A dry run resolves without lock, transaction or directories, and so cannot write.
+Order of a real run: create the root if needed, take the lock, read (and validate) the
+manifest, resolve, execute every step through the transaction (each path re-checked by the
+``Guard`` right before its change), record the new manifest in the user's registry, release
+the lock. Any exception, Ctrl-C included, rolls the transaction back to the exact prior tree
+(the root too, if we made it). A dry run resolves without lock, transaction or directories,
+and so cannot write. A manifest that fails validation stops every kind of run before any
+change.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
 
-from ..errors import FileAccessError
+from ..errors import FileAccessError, MsdError
 from . import lock, manifest
+from .confine import escaping_link, show
 from .context import Context
 from .fs import Transaction
-from .plan import Plan
+from .guard import Guard
+from .journal import Journal
+from .manifestcheck import JOURNAL_DIR
+from .plan import Bounds, Plan
+from .recovery import recover
+from .registry import Registry
 from .report import Result
 from .resolve import resolve_install
 from .steps import execute
 from .uninstall import resolve_uninstall
 
 Fault = Callable[[int], None]
+FOREIGN = (
+    "this root's manifest was not written by your msd-install (it came with the project, "
+    "was edited, or predates the record in your state directory): only what still hashes "
+    "as msd's is removed, and only backups in msd-backups/ are put back"
+)
 
 
 def install(
@@ -37,34 +52,50 @@ def install(
 ) -> Result:
     result = Result("install", plan.runtime, plan.scope, plan.root, dry_run)
     result.notes.extend(plan.notes)
+    registry = Registry(ctx.manifest_registry())
+    if ctx.is_local:
+        _root_in_project(plan.root, ctx.cwd)
     if dry_run:
-        old = manifest.load(plan.root) if plan.root.is_dir() else None
+        if plan.root.is_dir():
+            _recover(plan.root, plan.bounds, registry, result, ctx, lock_timeout=lock_timeout)
+        old = _load(plan.root, plan.bounds, registry, result) if plan.root.is_dir() else None
         resolve_install(plan, ctx, old, result)
         return result
     with _transaction(fault) as tx:
         created = tx.makedirs(plan.root)
         with lock.hold(plan.root, lock_timeout):
-            old = manifest.load(plan.root)
-            res = resolve_install(plan, ctx, old, result, root_created=tuple(created))
-            execute(res.steps, tx)
+            _recover(plan.root, plan.bounds, registry, result, ctx, locked=True)
+            with _journaled(tx, plan.root, "install", tuple(created)):
+                old = _load(plan.root, plan.bounds, registry, result)
+                res = resolve_install(plan, ctx, old, result, root_created=tuple(created))
+                guard = Guard(plan.root, plan.bounds().config_files, res.follow_links, res.fence)
+                execute(res.steps, tx, guard)
+                note = registry.record(tx, plan.root, res.digest)
+                result.notes.extend([note] if note else [])
+            registry.confirm(plan.root)
     return result
 
 
 def uninstall(
     runtime: str,
-    scope: str,
+    ctx: Context,
     root: Path,
+    bounds: Callable[[], Bounds],
     *,
     dry_run: bool = False,
     fault: Fault | None = None,
     lock_timeout: float = 30.0,
 ) -> Result:
-    result = Result("uninstall", runtime, scope, root, dry_run)
+    """Remove what the manifest of ``root`` lists. ``bounds``: the config and state files the
+    runtime's adapter names for this root and ``ctx``'s scope (``Plan.bounds``)."""
+    result = Result("uninstall", runtime, ctx.scope, root, dry_run)
+    registry = Registry(ctx.manifest_registry())
     if not root.is_dir():
         result.notes.append(f"nothing to uninstall: {root} does not exist")
         return result
     if dry_run:
-        found = manifest.load(root)
+        _recover(root, bounds, registry, result, ctx, lock_timeout=lock_timeout)
+        found = _load(root, bounds, registry, result)
         if found is None:
             result.notes.append(_no_manifest(root))
         else:
@@ -72,19 +103,53 @@ def uninstall(
         return result
     with _transaction(fault) as tx:
         with lock.hold(root, lock_timeout):
-            found = manifest.load(root)
+            _recover(root, bounds, registry, result, ctx, locked=True)
+            found = _load(root, bounds, registry, result)
             if found is None:
                 result.notes.append(_no_manifest(root))
+                if registry.path.exists():  # an uninstall killed in its very last step
+                    registry.drop_if_empty(tx)
                 return result
-            steps = resolve_uninstall(found, result)
-            for directory in execute(steps, tx):
-                result.add("skip", directory, "directory not empty: kept")
-            above = [found.abs(d) for d in found.dirs if _at_or_above(found.abs(d), root)]
-        # the root and its parents hold the lock file: they go once the lock is released
+            with _journaled(tx, root, "uninstall"):
+                steps = resolve_uninstall(found, result)
+                guard = _guard(root, bounds(), found.trusted)
+                kept = list(execute(steps, tx, guard))
+                above = [found.abs(d) for d in found.dirs if _at_or_above(found.abs(d), root)]
+                stay = _staying(root, above)
+                # a folder we made that another install still fills (~/.config for OpenCode
+                # and Kilo) is left to the registry, which removes it with the last install
+                # that empties it; recorded here, under the journal, before the root goes
+                shared = [*kept, *stay] if found.trusted else []
+                note = registry.forget(tx, root, shared)
+                result.notes.extend([note] if note else [])
+            registry.confirm(root)
+        # the root and its parents hold the lock file and the journal: they go once the lock
+        # is released (a crash right here leaves at most empty directories, nothing of msd's)
         for directory in sorted(above, key=lambda p: len(p.parts), reverse=True):
             if not tx.rmdir(directory) and directory.exists():
-                result.add("skip", directory, "directory not empty: kept")
+                kept.append(directory)
+        if registry.path.exists():
+            registry.drop_if_empty(tx)
+        for directory in kept:
+            result.add("skip", directory, "directory not empty: kept")
     return result
+
+
+def _staying(root: Path, above: list[Path]) -> list[Path]:
+    """Which of the root and the parents made for it will not be empty once the lock file
+    and the journal are gone (the folders the registry must keep as shared)."""
+    gone: set[Path] = set()
+    for directory in sorted(above, key=lambda p: len(p.parts), reverse=True):
+        try:
+            names = {p.name for p in directory.iterdir()}
+        except OSError:
+            continue
+        names -= {p.name for p in gone if p.parent == directory}
+        if directory == root:
+            names -= {lock.LOCK_NAME, JOURNAL_DIR}
+        if not names:
+            gone.add(directory)
+    return [d for d in above if d not in gone and d.is_dir()]
 
 
 @contextlib.contextmanager
@@ -95,19 +160,128 @@ def _transaction(fault: Fault | None) -> Iterator[Transaction]:
         try:
             yield tx
         except OSError as exc:
-            tx.rollback()
+            _rollback(tx, exc)
             raise _access_error(exc) from exc
-        except BaseException:
-            tx.rollback()
+        except BaseException as exc:
+            _rollback(tx, exc)
             raise
         tx.commit()
 
 
+def _rollback(tx: Transaction, cause: BaseException, keep: int = 0) -> None:
+    """Roll back (the changes after ``keep``); if that fails too, report the failure that
+    started it (exit 4), and what could not be put back."""
+    try:
+        tx.rollback(keep)
+    except (OSError, MsdError) as failed:
+        first = cause.one_line() if isinstance(cause, MsdError) else _os_text(cause)
+        first = first.replace("; every change of this run was rolled back", "")
+        undo = failed.one_line() if isinstance(failed, MsdError) else _os_text(failed)
+        raise FileAccessError(
+            f"{first}; rolling back failed too ({undo}): some changes of this run may remain"
+        ) from cause
+
+
+def _os_text(exc: BaseException) -> str:
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        return f"{where}{exc.strerror or exc}"
+    return "interrupted" if isinstance(exc, KeyboardInterrupt) else f"{exc}"
+
+
+@contextlib.contextmanager
+def _journaled(
+    tx: Transaction, root: Path, verb: str, made: tuple[Path, ...] = ()
+) -> Iterator[None]:
+    """The run's changes in ``root``, each journaled before it is made (``journal``).
+
+    On an exception the changes are rolled back here, under the lock, and only then does the
+    journal go: if the rollback itself fails, the journal stays for the next run to finish it.
+    """
+    mark = tx.mark()
+    tx.journal = Journal(root, verb, made)
+    try:
+        yield
+    except BaseException as exc:
+        tx.journal.close()
+        _rollback(tx, exc, keep=mark)  # a failed rollback keeps the journal, names the cause
+        tx.journal.finish()
+        tx.journal = None
+        raise
+    tx.journal.finish()
+    tx.journal = None
+
+
+def _recover(
+    root: Path,
+    bounds: Callable[[], Bounds],
+    registry: Registry,
+    result: Result,
+    ctx: Context,
+    *,
+    locked: bool = False,
+    lock_timeout: float = 30.0,
+) -> None:
+    fence = ctx.cwd if ctx.is_local else None
+    note = recover(root, bounds, registry, fence=fence, locked=locked, lock_timeout=lock_timeout)
+    if note:
+        result.notes.append(note)
+
+
 def _access_error(exc: OSError) -> FileAccessError:
-    where = Path(exc.filename) if exc.filename else None
+    where = Path(exc.filename) if isinstance(exc.filename, str) and exc.filename else None
+    blocker = _file_in_the_way(where) if exc.errno == errno.ENOTDIR and where else None
+    if blocker is not None:  # name what the user must move, not the path we wanted below it
+        return FileAccessError(
+            "is a file where msd needs a folder (move it away, then run msd-install again); "
+            "every change of this run was rolled back",
+            path=blocker,
+        )
     return FileAccessError(
         f"{exc.strerror or exc}; every change of this run was rolled back", path=where
     )
+
+
+def _file_in_the_way(path: Path) -> Path | None:
+    """The first of ``path``'s ancestors (or ``path`` itself) that exists and is not a folder
+    (a file, a link to one), or None."""
+    for parent in [*reversed(path.parents), path]:
+        if parent.is_symlink() or parent.exists():
+            if not parent.is_dir():
+                return parent
+        else:
+            return None
+    return None
+
+
+def _load(
+    root: Path, bounds: Callable[[], Bounds], registry: Registry, result: Result
+) -> manifest.Manifest | None:
+    found = manifest.load(root, bounds, registry)
+    if found is not None and not found.trusted:
+        result.notes.append(FOREIGN)
+        result.notes.extend(found.withheld)
+    return found
+
+
+def _guard(root: Path, bounds: Bounds, follow_links: bool) -> Guard:
+    return Guard(root, bounds.config_files, follow_links)
+
+
+def _root_in_project(root: Path, project: Path) -> None:
+    """A --local root reached through a symlink leading out of the project is refused: a
+    cloned project could point ``.claude`` at any directory of the user's."""
+    if not root.is_relative_to(project):
+        return
+    link = escaping_link(project, root.relative_to(project).as_posix() + "/_")
+    if link is not None:
+        raise FileAccessError(
+            f"passes through {show(link)}, a symlink leading out of the project ({project}): "
+            "msd-install does not install a --local runtime through it",
+            path=root,
+            hint="nothing was changed; replace the link with a directory, or install into "
+            "its target with --global --config-dir",
+        )
 
 
 def _at_or_above(directory: Path, root: Path) -> bool:

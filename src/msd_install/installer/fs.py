@@ -1,20 +1,35 @@
 """The one writer: atomic file writes inside a transaction that can put the tree back.
 
 Every byte msd-install puts on disk goes through ``Transaction``. Before touching a path it
-keeps what was there (bytes and mode, or absence); ``rollback`` restores all of it in reverse
-order, so any exception or Ctrl-C leaves the exact prior tree. A write is temp file in the
-same directory + fsync + rename (+ fsync of the directory), keeping the mode of a file it
-replaces. A symlinked config file (dotfile managers) is written through, not replaced.
+keeps what was there (bytes, mode and owner, or absence); ``rollback`` restores all of it in
+reverse order, so any exception or Ctrl-C leaves the exact prior tree. A write is temp file
+in the same directory + fsync + rename (+ fsync of the directory), keeping the mode, owner
+and group of a file it replaces (``owners``); a user's config file with other hard links is
+rewritten in place instead (``inplace``), so that every name keeps seeing the same bytes.
+Every change and its undo is made relative to a directory descriptor (``dirfd``). A
+symlinked config file (dotfile managers) is written through by ``write``, never by
+``write_at``, which replaces whatever name it is given.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import os
+import stat
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import ConfigFileError, MsdError
+from . import owners
+from .confine import real_target
+from .dirfd import Dir, Dirs, Spot, lstat_at, open_dir_at, read_at
+from .inplace import write_in_place
+
+if TYPE_CHECKING:
+    from .journal import Journal
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -23,46 +38,124 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def real_target(path: Path) -> Path:
-    """Where a write to ``path`` must land: through a symlink, never replacing it."""
-    return Path(os.path.realpath(path)) if path.is_symlink() else path
+def read_file(path: Path) -> bytes | None:
+    """A file's bytes (through a link), None when absent; anything else in the way is an error.
 
-
-def atomic_write(
-    path: Path, content: bytes, mode: int | None = None, *, durable: bool = True
-) -> None:
-    """Temp file + rename. ``durable=False`` skips the fsyncs (the caller syncs in bulk)."""
-    path = real_target(path)
-    if mode is None:
-        try:
-            mode = path.stat().st_mode & 0o7777
-        except FileNotFoundError:
-            mode = 0o644
-    tmp = path.with_name(f".{path.name}.msd-tmp.{os.getpid()}.{os.urandom(4).hex()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+    Checked with ``stat`` before it is opened (a socket cannot be opened at all), then
+    opened without blocking and checked again on the descriptor: a FIFO put in its place
+    after the ``stat`` would otherwise hang the run forever, a dry run included.
+    """
     try:
+        before = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if not stat.S_ISREG(before.st_mode):
+        raise not_a_file(path, before.st_mode)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:  # replaced by a directory or a socket since the stat
+        raise ConfigFileError(f"cannot be opened: {exc.strerror}", path=path) from None
+    with os.fdopen(fd, "rb") as handle:
+        mode = os.fstat(handle.fileno()).st_mode
+        if not stat.S_ISREG(mode):
+            raise not_a_file(path, mode)
+        return handle.read()
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def not_a_file(path: Path, mode: int) -> ConfigFileError:
+    """The one-line refusal of a config path that holds something other than a file."""
+    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    return ConfigFileError(
+        f"is {kind}, not a regular file: msd-install neither reads nor replaces it",
+        path=path,
+        hint="move it away, or point the runtime at a real file; nothing was changed",
+    )
+
+
+def write_at(
+    spot: Spot,
+    content: bytes,
+    mode: int | None = None,
+    *,
+    durable: bool = True,
+    owner: tuple[int, int] | None = None,
+    in_place: bool = False,
+) -> None:
+    """Temp file in the spot's directory + rename onto the name (a link there is replaced,
+    never written through). ``mode`` None keeps the mode of the plain file it replaces;
+    ``owner`` None keeps its owner and group (a new file: ``owners.for_new``). With
+    ``in_place`` (a user's config file), a plain file with other hard links is rewritten in
+    place instead (``inplace``: why, and what it costs)."""
+    st = lstat_at(spot)
+    plain = st is not None and stat.S_ISREG(st.st_mode)
+    if in_place and plain and st is not None and st.st_nlink > 1:
+        write_in_place(spot, content, mode)
+        return
+    if mode is None:
+        mode = st.st_mode & 0o7777 if plain and st is not None else 0o644
+    if owner is None:
+        owner = (st.st_uid, st.st_gid) if plain and st is not None else _for_new(spot)
+    name = spot.name
+    head, _, leaf = name.rpartition(os.sep) if spot.fd is None else ("", "", name)
+    tmp = f"{head}{os.sep if head else ''}.{leaf}.msd-tmp.{os.getpid()}.{os.urandom(4).hex()}"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    fd = -1
+    try:  # opened inside the try: a signal right after the open still removes the temp file
+        fd = os.open(tmp, flags | getattr(os, "O_NOFOLLOW", 0), 0o600, dir_fd=spot.fd)
         view = memoryview(content)
         while view:
             written = os.write(fd, view)
             view = view[written:]
+        owners.give(fd, owner, spot.path)  # before the mode: a chown clears set-ID bits
         if hasattr(os, "fchmod"):
             os.fchmod(fd, mode)
         if durable:
             os.fsync(fd)
     except BaseException:
-        os.close(fd)
+        if fd >= 0:
+            os.close(fd)
         with contextlib.suppress(OSError):
-            tmp.unlink()
+            os.unlink(tmp, dir_fd=spot.fd)
         raise
     os.close(fd)
     try:
-        os.replace(tmp, path)
+        os.replace(tmp, name, src_dir_fd=spot.fd, dst_dir_fd=spot.fd)
     except BaseException:
         with contextlib.suppress(OSError):
-            tmp.unlink()
+            os.unlink(tmp, dir_fd=spot.fd)
         raise
     if durable:
-        fsync_dir(path.parent)
+        _sync_dir(spot)
+
+
+def _for_new(spot: Spot) -> tuple[int, int] | None:
+    """The owner a new entry at ``spot`` gets: that of the directory it is made in."""
+    if not owners.is_root():
+        return None
+    parent = os.fstat(spot.fd) if spot.fd is not None else os.stat(Path(spot.name).parent)
+    return owners.for_new(parent)
+
+
+def _sync_dir(spot: Spot) -> None:
+    if os.name != "posix":
+        return
+    if spot.fd is None:
+        fsync_dir(Path(spot.name).parent)
+        return
+    with contextlib.suppress(OSError):
+        os.fsync(spot.fd)
 
 
 def fsync_dir(path: Path) -> None:
@@ -80,75 +173,83 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-@dataclass(frozen=True)
-class _Prior:
-    path: Path
-    content: bytes | None  # None: did not exist
-    mode: int
-
-
 class InjectedFaultError(RuntimeError):
     """Raised by a test's fault hook to simulate a crash after the k-th write."""
 
 
 class Transaction:
-    """Collects undo information for every mutation; ``rollback`` restores the prior tree."""
+    """Collects undo information for every mutation; ``rollback`` restores the prior tree.
+
+    Each change is made at a ``Spot`` (a name in a directory opened once, ``dirfd``), and its
+    undo is recorded at the same spot: a rollback puts things back in the directories the run
+    changed, even if a path leading to them has been swapped for a symlink since. The path
+    methods (``write``, ``remove``, ...) open the parent through its path; ``execute`` passes
+    spots that its ``Guard`` has confined to the root.
+    """
 
     def __init__(self, fault: Callable[[int], None] | None = None) -> None:
         self._undo: list[Callable[[], None]] = []
-        self._seen: set[Path] = set()
+        self._seen: set[tuple[int, int, str] | str] = set()
         self._fault = fault
-        self._unsynced: list[Path] = []
+        self._unsynced: list[Spot] = []
+        self.dirs = Dirs()
         self.mutations = 0
+        # the run's intent journal (installer/journal.py): told of each change before it
+        self.journal: Journal | None = None
 
     def _tick(self) -> None:
         self.mutations += 1
         if self._fault is not None:
             self._fault(self.mutations)
 
-    def _remember(self, path: Path) -> None:
-        if path in self._seen:
+    def _remember(self, spot: Spot, in_place: bool = False, *, gone: bool = False) -> None:
+        key: tuple[int, int, str] | str = spot.name
+        if spot.fd is not None:
+            st = os.fstat(spot.fd)
+            key = (st.st_dev, st.st_ino, spot.name)
+        if key in self._seen:
             return
-        self._seen.add(path)
-        if path.is_symlink():  # a link is put back as a link, never read through
-            target = str(path.readlink())
-
-            def relink() -> None:
-                with contextlib.suppress(FileNotFoundError):
-                    path.unlink()
-                path.symlink_to(target)
-
-            self._undo.append(relink)
-            return
-        try:
-            st = path.stat()
-            prior = _Prior(path, path.read_bytes(), st.st_mode & 0o7777)
-        except FileNotFoundError:
-            prior = _Prior(path, None, 0)
-
-        def undo() -> None:
-            if prior.content is None:
-                with contextlib.suppress(FileNotFoundError):
-                    prior.path.unlink()
-            else:
-                atomic_write(prior.path, prior.content, prior.mode)
-
-        self._undo.append(undo)
+        self._seen.add(key)
+        now = lstat_at(spot)
+        content = None
+        if now is not None and stat.S_ISREG(now.st_mode):
+            content = read_at(spot, now.st_size + (1 << 20))
+            if content is None:
+                raise ConfigFileError("changed while msd-install was reading it", path=spot.path)
+        if self.journal is not None and (now is None or content is not None or _is_link(now)):
+            self.journal.file(spot, now, content, gone=gone)
+        if now is None:
+            self._undo.append(functools.partial(_unlink_quiet, spot))
+        elif stat.S_ISLNK(now.st_mode):  # a link is put back as a link, never read through
+            target = os.readlink(spot.name, dir_fd=spot.fd)
+            self._undo.append(functools.partial(_relink, spot, target, _ids(now)))
+        elif content is not None:
+            mode, ids = now.st_mode & 0o7777, _ids(now)
+            undo = functools.partial(write_at, spot, content, mode, owner=ids, in_place=in_place)
+            self._undo.append(undo)
+        else:  # a FIFO, a device or a directory: never msd's to replace
+            raise not_a_file(spot.path, now.st_mode)
 
     def write(self, path: Path, content: bytes, mode: int | None = None) -> None:
+        """Write ``path`` (through a symlink there: a dotfile manager's config file)."""
+        spot = self.dirs.by_path(real_target(path))
+        self.write_at(Spot(spot.dir, spot.name, path), content, mode)
+
+    def write_at(
+        self, spot: Spot, content: bytes, mode: int | None = None, *, in_place: bool = False
+    ) -> None:
         """Replacing a file is durable at once; new files are synced in bulk by ``flush``.
 
         One fsync per new file (plus one per directory) made a 150-file install spend most
         of its time in fsync; a single ``os.sync`` before the manifest is written gives the
         same guarantee that matters: the manifest never lists a file whose bytes may be lost.
         """
-        target = real_target(path)
-        existed = target.exists()
-        self._remember(target)
+        existed = lstat_at(spot) is not None
+        self._remember(spot, in_place)
         self._tick()
-        atomic_write(target, content, mode, durable=existed)
+        write_at(spot, content, mode, durable=existed, in_place=in_place)
         if not existed:
-            self._unsynced.append(target)
+            self._unsynced.append(spot)
 
     def flush(self) -> None:
         """Make every file written so far durable."""
@@ -157,15 +258,18 @@ class Transaction:
         if hasattr(os, "sync"):
             os.sync()
         else:  # pragma: no cover - Windows
-            for path in self._unsynced:
-                with open(path, "rb+") as handle:
+            for spot in self._unsynced:
+                with open(spot.name, "rb+") as handle:
                     os.fsync(handle.fileno())
         self._unsynced.clear()
 
     def remove(self, path: Path) -> None:
-        self._remember(path)
+        self.remove_at(self.dirs.by_path(path))
+
+    def remove_at(self, spot: Spot) -> None:
+        self._remember(spot, gone=True)
         self._tick()
-        path.unlink()
+        os.unlink(spot.name, dir_fd=spot.fd)
 
     def makedirs(self, path: Path) -> list[Path]:
         """Create ``path`` and missing parents; returns the directories it created."""
@@ -178,57 +282,145 @@ class Transaction:
             probe = probe.parent
         created: list[Path] = []
         for directory in reversed(missing):
-            self._tick()
-            try:
-                directory.mkdir()
-            except FileExistsError:
-                if directory.is_dir():  # another run made it in between: not ours to remove
-                    continue
-                raise
-            created.append(directory)
-            self._undo.append(functools.partial(_rmdir_quiet, directory))
+            if self.mkdir_at(self.dirs.by_path(directory)):
+                created.append(directory)
         return created
 
-    def symlink(self, path: Path, target: str) -> None:
-        self._remember(path)
+    def mkdir_at(self, spot: Spot) -> bool:
+        """Create the directory at ``spot``; False when another run made it in between."""
+        if self.journal is not None:
+            self.journal.mkdir(spot)
         self._tick()
-        path.symlink_to(target)
+        want = _for_new(spot)
+        try:
+            os.mkdir(spot.name, dir_fd=spot.fd)
+        except FileExistsError:
+            now = lstat_at(spot)
+            if now is not None and stat.S_ISDIR(now.st_mode):  # not ours to remove
+                return False
+            raise
+        self._undo.append(functools.partial(_rmdir_quiet, spot))
+        if want is not None:
+            _give_dir(spot, want)
+        return True
+
+    def symlink_at(self, spot: Spot, target: str) -> None:
+        self._remember(spot)
+        self._tick()
+        want = _for_new(spot)
+        os.symlink(target, spot.name, dir_fd=spot.fd)
+        owners.give_link(spot.fd, spot.name, want)
 
     def rmdir(self, path: Path) -> bool:
         """Remove ``path`` if it is an empty directory; True if removed."""
-        if path.is_symlink():  # the user moved it elsewhere and linked it back: theirs now
+        return self.rmdir_at(self.dirs.by_path(path))
+
+    def rmdir_at(self, spot: Spot) -> bool:
+        """Remove the empty directory at ``spot`` (never a link the user put in its place)."""
+        now = lstat_at(spot)
+        if now is None or not stat.S_ISDIR(now.st_mode):
             return False
-        try:
-            if any(path.iterdir()):
-                return False
-        except FileNotFoundError:
+        if _listing(spot):
             return False
-        mode = path.stat().st_mode & 0o7777
+        kept = self.dirs.find(spot) if spot.fd is not None else None
+        if self.journal is not None:
+            self.journal.rmdir(spot, now.st_mode & 0o7777)
         self._tick()
-        path.rmdir()
-
-        def undo() -> None:
-            path.mkdir(exist_ok=True)
-            path.chmod(mode)
-
-        self._undo.append(undo)
+        try:
+            os.rmdir(spot.name, dir_fd=spot.fd)
+        except OSError as exc:
+            if exc.errno in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOENT):
+                return False  # filled or taken away by someone else in between
+            raise
+        self._undo.append(
+            functools.partial(self._remake_dir, spot, now.st_mode & 0o7777, kept, _ids(now))
+        )
         return True
 
-    def rollback(self) -> None:
+    def _remake_dir(
+        self, spot: Spot, mode: int, kept: Dir | None, ids: tuple[int, int] | None = None
+    ) -> None:
+        """Undo of ``rmdir_at``: the directory again, with its mode and owner; undos
+        recorded inside the removed one now act in the new one."""
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(spot.name, mode, dir_fd=spot.fd)
+        if spot.fd is None:
+            Path(spot.name).chmod(mode)
+            return
+        fd = open_dir_at(spot)
+        owners.give(fd, ids, spot.path)
+        os.fchmod(fd, mode)  # through the descriptor: a link put there since is not followed
+        if kept is not None:
+            self.dirs.replace(kept, fd)
+        else:
+            os.close(fd)
+
+    def mark(self) -> int:
+        """A point ``rollback(keep=...)`` can go back to."""
+        return len(self._undo)
+
+    def rollback(self, keep: int = 0) -> None:
+        """Undo every change made after ``mark()`` returned ``keep`` (all: 0)."""
         errors: list[BaseException] = []
-        while self._undo:
-            undo = self._undo.pop()
-            try:
-                undo()
-            except OSError as exc:  # keep going: put back as much as possible
-                errors.append(exc)
+        try:
+            while len(self._undo) > keep:
+                undo = self._undo.pop()
+                try:
+                    undo()
+                except (OSError, MsdError) as exc:  # keep going: put back as much as possible
+                    errors.append(exc)
+        finally:
+            if not keep:
+                self.dirs.close()
         if errors:
             raise errors[0]
 
     def commit(self) -> None:
         self._undo.clear()
+        self.dirs.close()
 
 
-def _rmdir_quiet(path: Path) -> None:
-    with contextlib.suppress(FileNotFoundError, OSError):
-        path.rmdir()
+def _listing(spot: Spot) -> bool:
+    """Does the directory at ``spot`` hold anything (opened without following a link)?"""
+    if spot.fd is None:
+        return any(Path(spot.name).iterdir())
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(spot.name, flags | getattr(os, "O_CLOEXEC", 0), dir_fd=spot.fd)
+    try:
+        with os.scandir(fd) as entries:
+            return any(True for _ in entries)
+    finally:
+        os.close(fd)
+
+
+def _is_link(now: os.stat_result) -> bool:
+    return stat.S_ISLNK(now.st_mode)
+
+
+def _unlink_quiet(spot: Spot) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(spot.name, dir_fd=spot.fd)
+
+
+def _relink(spot: Spot, target: str, ids: tuple[int, int] | None = None) -> None:
+    _unlink_quiet(spot)
+    os.symlink(target, spot.name, dir_fd=spot.fd)
+    owners.give_link(spot.fd, spot.name, ids)
+
+
+def _ids(st: os.stat_result) -> tuple[int, int] | None:
+    """The owner an undo gives back: only root can give any (for others it is theirs)."""
+    return (st.st_uid, st.st_gid) if owners.is_root() else None
+
+
+def _give_dir(spot: Spot, want: tuple[int, int]) -> None:
+    fd = open_dir_at(spot) if spot.fd is not None else os.open(spot.name, os.O_RDONLY)
+    try:
+        owners.give(fd, want, spot.path)
+    finally:
+        os.close(fd)
+
+
+def _rmdir_quiet(spot: Spot) -> None:
+    with contextlib.suppress(OSError):
+        os.rmdir(spot.name, dir_fd=spot.fd)

@@ -11,7 +11,9 @@ so every edit here is a splice of the original text, and every insertion has an 
 * insert into an empty container: the interior is replaced by a multi-line block; removing the
   only member puts back the interior text recorded at insert time (``Inserted.interior``).
 
-Comments (``//``, ``/* */``) and trailing commas are accepted only with ``jsonc=True``.
+Comments (``//``, ``/* */``) and trailing commas are accepted only with ``jsonc=True``;
+``commas=False`` refuses trailing commas even then (Gemini CLI and Qwen Code read comments in
+their settings but fail on a trailing comma).
 Line endings (LF/CRLF), indentation unit and the final newline are taken from the document.
 """
 
@@ -37,10 +39,13 @@ class Inserted:
 class JsonDocument:
     """An immutable-looking document: every edit returns a new ``JsonDocument``."""
 
-    def __init__(self, text: str, *, jsonc: bool = False) -> None:
+    implicit_parents = False  # containers are created (and recorded) one by one
+
+    def __init__(self, text: str, *, jsonc: bool = False, commas: bool = True) -> None:
         self.text = text
         self.jsonc = jsonc
-        self.root = parse(text, jsonc=jsonc)
+        self.commas = commas
+        self.root = parse(text, jsonc=jsonc, commas=commas)
 
     # --- reading -----------------------------------------------------------------------
     def node(self, path: JsonPath) -> Node | None:
@@ -50,6 +55,13 @@ class JsonDocument:
                 return None
             node = _child(node, key)
         return node
+
+    def value_text(self, path: JsonPath) -> str:
+        """The exact text of the value at ``path`` (to put it back later, byte for byte)."""
+        node = self.node(path)
+        if node is None:
+            raise KeyError(path)
+        return self.text[node.start : node.end]
 
     def value(self, path: JsonPath) -> Any:
         node = self.node(path)
@@ -114,7 +126,8 @@ class JsonDocument:
         return self.splice(node.start, node.end, raw)
 
     def splice(self, start: int, end: int, new: str) -> JsonDocument:
-        return JsonDocument(self.text[:start] + new + self.text[end:], jsonc=self.jsonc)
+        text = self.text[:start] + new + self.text[end:]
+        return JsonDocument(text, jsonc=self.jsonc, commas=self.commas)
 
     # --- internals ---------------------------------------------------------------------------
     def _container(self, path: JsonPath, kind: str) -> Node:

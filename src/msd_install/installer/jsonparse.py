@@ -107,9 +107,10 @@ _DECODER = json.JSONDecoder(parse_constant=_no_constants)
 
 
 class _Parser:
-    def __init__(self, text: str, jsonc: bool) -> None:
+    def __init__(self, text: str, jsonc: bool, commas: bool = True) -> None:
         self.text = text
         self.jsonc = jsonc
+        self.commas = jsonc and commas  # trailing commas: JSONC, unless the runtime refuses them
         self.pos = 0
         self.depth = 0
 
@@ -240,7 +241,7 @@ class _Parser:
                 comma = self.pos
                 self.pos += 1
                 self.skip()
-                if self.pos < len(self.text) and self.text[self.pos] == "}" and not self.jsonc:
+                if self.pos < len(self.text) and self.text[self.pos] == "}" and not self.commas:
                     raise self.error("trailing comma", comma)
                 continue
             if self.pos < len(self.text) and self.text[self.pos] == "}":
@@ -268,7 +269,7 @@ class _Parser:
                 comma = self.pos
                 self.pos += 1
                 self.skip()
-                if self.pos < len(self.text) and self.text[self.pos] == "]" and not self.jsonc:
+                if self.pos < len(self.text) and self.text[self.pos] == "]" and not self.commas:
                     raise self.error("trailing comma", comma)
                 continue
             if self.pos < len(self.text) and self.text[self.pos] == "]":
@@ -290,9 +291,9 @@ def _nesting(value: Any) -> int:
     return deepest
 
 
-def parse(text: str, *, jsonc: bool = False) -> Node:
+def parse(text: str, *, jsonc: bool = False, commas: bool = True) -> Node:
     """Parse ``text`` into a span tree. Raises ``JsonSyntaxError`` with line and column."""
-    return _Parser(text, jsonc).document()
+    return _Parser(text, jsonc, commas).document()
 
 
 def canonical(value: Any) -> str:

@@ -9,12 +9,15 @@ A second run waits up to ``timeout`` seconds, then fails with ``LockTimeoutError
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..errors import LockTimeoutError
+from ..errors import FileAccessError, LockTimeoutError
+from . import owners
 
 LOCK_NAME = ".msd-install.lock"
 
@@ -30,7 +33,7 @@ def hold(root: Path, timeout: float = 30.0) -> Iterator[Path]:
             yield path
         return
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+        fd = _open(path)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -60,6 +63,36 @@ def hold(root: Path, timeout: float = 30.0) -> Iterator[Path]:
                 path.unlink()
             os.close(fd)
         return
+
+
+def _open(path: Path) -> int:
+    # never through a link: a lock file planted as a symlink (a cloned project) would have
+    # our pid written over the first bytes of whatever it points at; nor into a hard link
+    # (the same bytes under another name), a FIFO or a device
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+    flags |= getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _not_ours(path, "is a symlink", "remove the link") from None
+        raise
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+        os.close(fd)
+        what = "has other names (a hard link)" if stat.S_ISREG(st.st_mode) else "is not a file"
+        raise _not_ours(path, what)
+    # a root run killed while holding it leaves it behind: the user must still open it
+    owners.give(fd, owners.for_new(os.stat(path.parent)), path)
+    return fd
+
+
+def _not_ours(path: Path, what: str, fix: str = "remove it") -> FileAccessError:
+    return FileAccessError(
+        f"{what}; msd-install only uses a lock file of its own",
+        path=path,
+        hint=f"{fix}; nothing was changed",
+    )
 
 
 @contextlib.contextmanager

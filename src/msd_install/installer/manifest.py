@@ -4,12 +4,28 @@ One manifest per runtime root. It records every file we wrote (sha256, mode), ev
 config edit we made (in order, with what is needed to invert it exactly), backups we made and
 directories we created. Paths are stored relative to the root with ``/`` separators, so a
 moved or mounted root still uninstalls. Older formats are upgraded through one chain.
+
+A manifest is untrusted input: a project's manifest comes with the project. ``load``
+validates it as a whole before anything acts on it (``manifestcheck`` has the rules: paths
+relative and inside the root, config and state files exactly the adapter's, backups under
+``msd-backups/``) and refuses it on the first problem with one ``ManifestError``.
+
+Trust: the user's registry (``registry``) records the manifests this user's msd-install
+wrote. Any other manifest is *foreign* (cloned, edited, or from before the registry) and is
+loaded restricted (``Manifest.restrict``): it removes only what still hashes as msd's and puts
+back only backups kept in ``<root>/msd-backups/``; it never re-creates a symlink, never puts a
+recorded config value back, never matches an entry by marker and never removes anything above
+the root; and no path of it may pass through a symlink leading out of the root, at load
+(refused) or when acting (``confine.Guard``: the run rolls back). A manifest msd-install
+wrote keeps following the user's own links, as dotfile managers need.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,9 +33,26 @@ from typing import Any, TypedDict
 
 from .. import __version__
 from ..errors import ManifestError
+from .confine import escaping_link, is_ancestor_chain, show
+from .manifestcheck import MANIFEST_NAME, problem, rel_of
+from .plan import Bounds
+from .registry import Registry
 
-MANIFEST_NAME = "msd-file-manifest.json"
+__all__ = [
+    "FOREIGN_CONFIG",
+    "FOREIGN_LINK",
+    "MANIFEST_NAME",
+    "BackupRecord",
+    "ConfigOp",
+    "ConfigRecord",
+    "Manifest",
+    "load",
+]
+
 FORMAT = 1
+FOREIGN_CONFIG = "this root's manifest was not written by your msd-install"
+FOREIGN_LINK = f"a symlink leading out of the root, not followed: {FOREIGN_CONFIG}"
+MAX_BYTES = 16 << 20  # a real manifest is ~40 KB
 
 
 class FileRecord(TypedDict, total=False):
@@ -32,7 +65,9 @@ class ConfigOp(TypedDict, total=False):
     op: str  # "member" | "item" | "replace"
     path: list[str]
     key: str
-    sha256: str  # canonical hash of the value we put there
+    sha256: str  # canonical hash of the value there now: ours, with the user's tuning kept
+    ours: str  # canonical hash of our own value, where the user's tuning makes it differ
+    value: Any  # our own value: the base of the next three-way decision (installer/tuning.py)
     interior: str | None  # for insertions into an empty container
     previous: str  # for "replace": the user's original value text
     marker: str  # an exact string only our entry holds (our command / script path)
@@ -78,13 +113,16 @@ class Manifest:
     state: list[str] = field(default_factory=list)
     interpreter: str = ""  # the Python that runtime-side commands were registered with
     installer_version: str = __version__
+    # False for a manifest this user's msd-install did not write (``restrict``)
+    trusted: bool = True
+    withheld: list[str] = field(default_factory=list)  # what ``restrict`` left out, for notes
 
     @property
     def path(self) -> Path:
         return self.root / MANIFEST_NAME
 
     def rel(self, path: Path) -> str:
-        return Path(os.path.relpath(path, self.root)).as_posix()
+        return rel_of(self.root, path)
 
     def abs(self, rel: str) -> Path:
         return Path(os.path.normpath(self.root / rel))
@@ -110,6 +148,68 @@ class Manifest:
     def to_bytes(self) -> bytes:
         return (json.dumps(self.to_doc(), indent=2, ensure_ascii=False) + "\n").encode()
 
+    def digest(self) -> str:
+        """What the user's registry records for a manifest msd-install wrote."""
+        return hashlib.sha256(self.to_bytes()).hexdigest()
+
+    def escaping_link(self) -> str | None:
+        """The first path of this manifest that passes through a symlink leading out of the
+        root, as a problem line, or None. Config files outside the root are the adapter's."""
+        config = [c["file"] for c in self.config if not c["file"].startswith("../")]
+        backups = [b["backup"] for b in self.backups if b.get("backup")]
+        dirs = [f"{d}/_" for d in self.dirs if d != "." and not is_ancestor_chain(d)]
+        for field_name, rels in (
+            ("files", list(self.files)),
+            ("backups", backups),
+            ("config", config),
+            ("dirs", dirs),
+            ("state", self.state),
+        ):
+            for rel in rels:
+                link = escaping_link(self.root, rel)
+                if link is not None:
+                    shown = rel[:-2] if field_name == "dirs" else rel
+                    return (
+                        f"{field_name}: {show(shown)} passes through {show(link)}, "
+                        "a symlink leading out of the root"
+                    )
+        return None
+
+    def restrict(self) -> None:
+        """Make a foreign manifest safe to act on: it may remove what still hashes as msd's
+        and put back backups kept inside ``<root>/msd-backups/``, nothing more. So no symlink
+        is re-created, no config value it recorded is put back, an entry is recognised by
+        its hash only (never by a marker string), and nothing above the root is removed."""
+        self.trusted = False
+        backups: list[BackupRecord] = []
+        for record in self.backups:
+            if record.get("link"):
+                self.withheld.append(
+                    f"{record['path']} was a symlink to {show(record.get('link', ''))}: "
+                    "not re-created"
+                )
+                continue
+            if "mode" in record:
+                record = {**record, "mode": record["mode"] & 0o777}  # never setuid from here
+            backups.append(record)
+        self.backups = backups
+        config: list[ConfigRecord] = []
+        for rec in self.config:
+            ops: list[ConfigOp] = []
+            for op in rec["ops"]:
+                drop = ("marker", "previous", "value", "ours")  # a foreign base is not believed
+                op = {k: v for k, v in op.items() if k not in drop}  # type: ignore[assignment]
+                if op["op"] == "replace":
+                    op["op"] = "member"
+                    self.withheld.append(
+                        f"{rec['file']}: {op.get('label', op.get('key', ''))}: the value msd "
+                        "replaced is not put back"
+                    )
+                ops.append(op)
+            config.append({**rec, "ops": ops})
+        self.config = config
+        self.dirs = [d for d in self.dirs if not is_ancestor_chain(d)]
+
 
 def _v0_to_v1(doc: dict[str, Any]) -> dict[str, Any]:
     # Format 0 never shipped; the chain starts here so that every later format adds one step.
@@ -120,68 +220,95 @@ def _v0_to_v1(doc: dict[str, Any]) -> dict[str, Any]:
 _UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: _v0_to_v1}
 
 
-def _shape_problem(doc: dict[str, Any]) -> str | None:
-    """What is wrong with the shape of a manifest document, or None."""
-    for key in ("runtime", "scope"):
-        if not isinstance(doc.get(key), str):
-            return f"'{key}' is not a string"
-    files = doc.get("files", {})
-    if not isinstance(files, dict):
-        return "'files' is not an object"
-    for rel, record in files.items():
-        if not (
-            isinstance(record, dict)
-            and isinstance(record.get("sha256"), str)
-            and isinstance(record.get("mode"), int)
-        ):
-            return f"file record of {rel!r} is malformed"
-    for key in ("config", "backups", "dirs", "state"):
-        if not isinstance(doc.get(key, []), list):
-            return f"'{key}' is not a list"
-    for record in doc.get("config", []):
-        if not (
-            isinstance(record, dict)
-            and isinstance(record.get("file"), str)
-            and isinstance(record.get("ops"), list)
-            and all(
-                isinstance(op, dict)
-                and isinstance(op.get("path"), list)
-                and isinstance(op.get("sha256"), str)
-                for op in record["ops"]
-            )
-        ):
-            return "a config record is malformed"
-    for record in doc.get("backups", []):
-        if not (isinstance(record, dict) and isinstance(record.get("path"), str)):
-            return "a backup record is malformed"
-    for key in ("dirs", "state"):
-        if not all(isinstance(item, str) for item in doc.get(key, [])):
-            return f"'{key}' holds a non-string"
-    return None
+def load(root: Path, bounds: Callable[[], Bounds], registry: Registry | None) -> Manifest | None:
+    """The manifest of ``root``, validated as a whole, or None when there is none.
+
+    ``bounds``: the config and state files the runtime's adapter names for this root (asked
+    for only when there is a manifest). ``registry``: the user's record of the manifests
+    msd-install wrote; a manifest it does not list is foreign and comes back restricted.
+    Raises ``ManifestError`` on the first problem, before anything has been changed.
+    """
+    manifest = validated(root, bounds)
+    if manifest is None:
+        return None
+    if registry is not None and registry.digest(root) == manifest.digest():
+        return manifest
+    link = manifest.escaping_link()
+    if link is not None:
+        raise _refused(manifest.path, link)
+    manifest.restrict()
+    return manifest
 
 
-def load(root: Path) -> Manifest | None:
-    """The manifest of ``root``, or None when there is none."""
+def validated(root: Path, bounds: Callable[[], Bounds]) -> Manifest | None:
+    """The manifest of ``root`` as it is on disk, validated but not restricted."""
     path = root / MANIFEST_NAME
+    raw = _read(path)
+    if raw is None:
+        return None
+    doc = _parse(raw, path)
+    found = problem(doc, root, bounds())
+    if found:
+        raise _refused(path, found)
+    manifest = Manifest(
+        root=root,
+        runtime=doc["runtime"],
+        scope=doc["scope"],
+        files=dict(doc.get("files", {})),
+        config=list(doc.get("config", [])),
+        backups=list(doc.get("backups", [])),
+        dirs=list(doc.get("dirs", [])),
+        state=list(doc.get("state", [])),
+        interpreter=doc.get("interpreter", ""),
+        installer_version=doc.get("installer_version", "?"),
+    )
+    return manifest
+
+
+def _refused(path: Path, problem: str) -> ManifestError:
+    return ManifestError(
+        f"install manifest refused: {problem}",
+        path=path,
+        hint="nothing was changed; a manifest msd-install did not write, such as one that "
+        "came with a cloned project, can be deleted",
+    )
+
+
+def _read(path: Path) -> bytes | None:
     try:
-        raw = path.read_bytes()
+        st = os.lstat(path)
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise ManifestError(
             f"cannot read the install manifest: {exc.strerror}", path=path
         ) from None
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode):
+        raise _refused(path, "it is not a plain file (a symlink, a directory or a device)")
+    if st.st_size > MAX_BYTES:
+        raise _refused(path, f"it is larger than {MAX_BYTES >> 20} MiB")
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise ManifestError(
+            f"cannot read the install manifest: {exc.strerror}", path=path
+        ) from None
+
+
+def _parse(raw: bytes, path: Path) -> dict[str, Any]:
     try:
         doc = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:  # ValueError: bad JSON, bad UTF-8, huge ints
+        reason = str(exc) if not isinstance(exc, RecursionError) else "nested too deeply"
         raise ManifestError(
-            f"install manifest is not valid JSON ({exc})",
+            f"install manifest is not valid JSON ({show(reason, 120)[1:-1]})",
             path=path,
             hint="restore it from a backup or reinstall with --force",
         ) from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("format"), int):
+    if not isinstance(doc, dict) or type(doc.get("format")) is not int:
         raise ManifestError("install manifest has no format version", path=path)
-    version = doc["format"]
+    version: int = doc["format"]
     if version < FORMAT and version not in _UPGRADES:
         raise ManifestError(f"install manifest has an unknown format {version}", path=path)
     if version > FORMAT:
@@ -194,25 +321,5 @@ def load(root: Path) -> Manifest | None:
     while version < FORMAT:
         doc = _UPGRADES[version](doc)
         version = doc["format"]
-    problem = _shape_problem(doc)
-    if problem:
-        raise ManifestError(
-            f"install manifest is damaged: {problem}",
-            path=path,
-            hint="restore it from a backup, or reinstall with --force",
-        )
-    try:
-        return Manifest(
-            root=root,
-            runtime=str(doc["runtime"]),
-            scope=str(doc["scope"]),
-            files=dict(doc.get("files", {})),
-            config=list(doc.get("config", [])),
-            backups=list(doc.get("backups", [])),
-            dirs=list(doc.get("dirs", [])),
-            state=list(doc.get("state", [])),
-            interpreter=str(doc.get("interpreter", "")),
-            installer_version=str(doc.get("installer_version", "?")),
-        )
-    except (KeyError, TypeError) as exc:
-        raise ManifestError(f"install manifest is missing {exc}", path=path) from None
+    out: dict[str, Any] = doc
+    return out

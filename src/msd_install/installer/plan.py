@@ -33,7 +33,7 @@ class ConfigEntry:
     """One entry of ours inside a user's config file, added and removed by name."""
 
     file: Path  # absolute
-    fmt: str  # "json" | "jsonc" (more formats register in installer/configdoc.py)
+    fmt: str  # "json" | "jsonc" | "json-comments" | "toml" | "yaml" (installer/configdoc.py)
     kind: str  # MEMBER | ITEM
     path: tuple[str, ...]  # the containing object (MEMBER) or array (ITEM)
     value: Any
@@ -67,9 +67,29 @@ class Plan:
     # files the runtime side writes at run time (caches): not installed, removed on uninstall
     state_files: tuple[Path, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    # config files the adapter uses for this root even where this plan adds nothing to them
+    # (a version without the MCP server): a manifest naming them is still accepted and cleaned
+    config_names: tuple[Path, ...] = ()
 
     def config_files(self) -> list[Path]:
         seen: dict[Path, None] = {}
         for entry in self.entries:
             seen.setdefault(entry.file, None)
         return list(seen)
+
+    def bounds(self) -> Bounds:
+        config = frozenset((*self.config_files(), *self.config_names))
+        return Bounds(config, frozenset(self.state_files))
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """What a manifest of a root may name besides plain files inside the root.
+
+    A manifest is untrusted input, so config files (which may live outside the root, like
+    ``~/.claude.json``) and run-time state files (removed with no hash check) are accepted
+    only if they are exactly the ones the runtime's adapter names for that root and scope.
+    """
+
+    config_files: frozenset[Path] = frozenset()
+    state_files: frozenset[Path] = frozenset()

@@ -1,7 +1,9 @@
 """What a run did (or, in a dry run, would do): fixed verbs per path, renderable as text or JSON.
 
-Verbs: create, identical, update, conflict, backup, remove, restore, skip. ``identical`` means
-no write at all. The JSON shape is versioned (``schema``); add fields, never change meanings.
+Verbs: create, identical, update, conflict, backup, remove, restore, skip, kept. ``identical``
+means no write at all; ``kept`` is the user's tuning of an entry of ours, kept (reported on
+the first run that sees it, then recorded in the manifest). The JSON shape is versioned
+(``schema``); add fields, never change meanings.
 """
 
 from __future__ import annotations
@@ -10,7 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-VERBS = ("create", "identical", "update", "conflict", "backup", "remove", "restore", "skip")
+VERBS = (
+    "create", "identical", "update", "conflict", "backup", "remove", "restore", "skip", "kept"
+)  # fmt: skip
+# what a rerun decides again, so not drift: the user's own entry stays, their tuning stays
+STEADY = ("identical", "skip", "conflict", "kept")
 JSON_SCHEMA_VERSION = 1
 
 
@@ -47,9 +53,9 @@ class Result:
 
     @property
     def drift(self) -> bool:
-        """Would an install change anything? ``skip`` and ``conflict`` are decisions that a
-        rerun makes again (the user's own entry stays), so they are not drift."""
-        return any(a.verb not in ("identical", "skip", "conflict") for a in self.actions)
+        """Would an install change anything? ``skip``, ``conflict`` and ``kept`` are decisions
+        that a rerun makes again (the user's own entry or tuning stays): not drift."""
+        return any(a.verb not in STEADY for a in self.actions)
 
     def to_json(self) -> dict[str, Any]:
         return {

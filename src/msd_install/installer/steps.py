@@ -10,7 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConcurrentChangeError
+from . import owners
+from .dirfd import Spot, lstat_at, read_at
 from .fs import Transaction
+from .guard import Guard
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,10 @@ class Write:
     # the bytes resolution read: if the file changed since (Claude Code rewrites its own
     # ~/.claude.json at any time), the run stops and rolls back instead of losing that write
     expect: bytes | None = None
+    # a user's config file: one with other hard links (a dotfile manager's) is rewritten in
+    # place so that every name keeps it (``inplace``); msd's own files are always replaced,
+    # so that a name linked to one from outside never sees msd's bytes
+    in_place: bool = False
 
 
 @dataclass(frozen=True)
@@ -49,40 +56,62 @@ class Symlink:
 
 
 Step = MakeDir | Write | Remove | RemoveDirIfEmpty | Symlink
+_ACTION: dict[type, str] = {
+    MakeDir: "dir",
+    Write: "write",
+    Remove: "remove",
+    RemoveDirIfEmpty: "dir",
+    Symlink: "link",
+}
 
 
-def execute(steps: list[Step], tx: Transaction) -> list[Path]:
-    """Run the steps in order; returns the directories that ``RemoveDirIfEmpty`` kept."""
+def execute(steps: list[Step], tx: Transaction, guard: Guard | None = None) -> list[Path]:
+    """Run the steps in order; returns the directories that ``RemoveDirIfEmpty`` kept.
+
+    ``guard`` places each change right before it is made: resolution decided on reads, and
+    the tree may have changed since (a directory swapped for a symlink out of the root).
+    """
+    preflight(steps)
+    guard = (guard or Guard(Path("/"))).pin(tx.dirs)
     kept: list[Path] = []
     for step in steps:
+        spot = guard.locate(step.path, _ACTION[type(step)])
         if isinstance(step, MakeDir):
-            tx.makedirs(step.path)
+            tx.mkdir_at(spot)
         elif isinstance(step, Write):
             if step.barrier:
                 tx.flush()
-            now = _current(step.path)
-            if step.expect is not None and (ABSENT if now is None else now) != step.expect:
+            if step.expect is not None and _current(spot) != step.expect:
                 raise ConcurrentChangeError(
                     "changed by another program while msd-install was editing it",
                     path=step.path,
                     hint="nothing was changed; run msd-install again",
                 )
-            tx.write(step.path, step.content, step.mode)
+            tx.write_at(spot, step.content, step.mode, in_place=step.in_place)
         elif isinstance(step, Remove):
-            if step.path.exists() or step.path.is_symlink():
-                tx.remove(step.path)
+            if lstat_at(spot) is not None:
+                tx.remove_at(spot)
         elif isinstance(step, Symlink):
-            tx.symlink(step.path, step.target)
-        elif not tx.rmdir(step.path) and step.path.exists():
+            tx.symlink_at(spot, step.target)
+        elif not tx.rmdir_at(spot) and lstat_at(spot) is not None:
             kept.append(step.path)
     return kept
 
 
-def _current(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
+def preflight(steps: list[Step]) -> None:
+    """Refuse, before the first change, a rewrite whose owner could not be kept."""
+    for step in steps:
+        if isinstance(step, Write):
+            owners.check_rewrite(step.path, in_place=step.in_place)
+
+
+def _current(spot: Spot) -> bytes:
+    """What is at ``spot`` now, as ``Write.expect`` holds it (``ABSENT`` when nothing is)."""
+    now = lstat_at(spot)
+    if now is None:
+        return ABSENT
+    data = read_at(spot, now.st_size + (1 << 20))
+    return b"\0msd:not a plain file" if data is None else data
 
 
 def missing_dirs(path: Path, planned: set[Path]) -> list[Path]:

@@ -7,11 +7,14 @@ directories we created go once empty; the manifest goes last. No name patterns, 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from .configedit import EMPTY_FILE, check_writable, invert, open_doc
-from .fs import real_target, sha256_bytes
-from .manifest import Manifest
+from .configdoc import fmt_of
+from .configedit import check_writable, invert, open_doc, refused
+from .confine import is_regular_file, read_plain, real_target
+from .fs import read_file, sha256_bytes
+from .manifest import FOREIGN_CONFIG, Manifest
 from .report import Result
 from .resolve import restore_steps
 from .steps import Remove, RemoveDirIfEmpty, Step, Write
@@ -22,34 +25,40 @@ def resolve_uninstall(manifest: Manifest, result: Result) -> list[Step]:
     # Config first: an unparsable file must stop the run before anything is removed.
     for record in manifest.config:
         path = manifest.abs(record["file"])
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
+        if not manifest.trusted and path.is_symlink():
+            result.add("skip", path, f"a symlink, not written through: {FOREIGN_CONFIG}")
+            continue
+        raw = read_file(path)
+        if raw is None:
             result.add("skip", path, "already gone")
             continue
         doc = open_doc(path, raw, record["fmt"])
-        doc, kept = invert(doc, record["ops"])
+        try:
+            doc, kept = invert(doc, record["ops"])
+        except ValueError as exc:  # an editor refused a splice it could not verify
+            raise refused(path, exc) from None
         for note in kept:
             result.add("skip", path, note)
-        if record["created"] and doc.text == EMPTY_FILE:
+        # a foreign manifest's "created" is only believed once it really took entries out
+        emptied = manifest.trusted or doc.text.encode() != raw
+        if record["created"] and doc.text == fmt_of(record["fmt"]).empty and emptied:
             # through a (once dangling) symlink we created the target: remove that, keep the link
             steps.append(Remove(real_target(path)))
             result.add("remove", real_target(path))
         elif doc.text.encode() != raw:
             check_writable(path)
-            steps.append(Write(path, doc.text.encode(), None, expect=raw))
+            steps.append(Write(path, doc.text.encode(), None, expect=raw, in_place=True))
             result.add("update", path, "msd entries removed")
         else:
             result.add("identical", path)
     backups = {b["path"]: b for b in manifest.backups}
     for rel, file in sorted(manifest.files.items()):
         path = manifest.abs(rel)
-        try:
-            current = None if path.is_symlink() else path.read_bytes()
-        except FileNotFoundError:
-            current = None
+        current = read_plain(path)
         ours = current is not None and sha256_bytes(current) == file["sha256"]
-        if path.is_symlink() or (current is not None and not ours):
+        if current is None and os.path.lexists(path):  # a link, a FIFO...: never msd's
+            result.add("skip", path, "not a plain file (yours): kept")
+        elif current is not None and not ours:
             result.add("skip", path, "modified by you: kept")
         elif file.get("adopted"):
             result.add("skip", path, "it was yours before msd-install: kept")
@@ -61,7 +70,7 @@ def resolve_uninstall(manifest: Manifest, result: Result) -> list[Step]:
             result.add("remove", path)
     for rel in manifest.state:
         path = manifest.abs(rel)
-        if path.is_file():
+        if is_regular_file(path):
             steps.append(Remove(path))
             result.add("remove", path, "written by msd at run time")
     steps.extend(_bytecode_caches(manifest, result))
@@ -89,8 +98,10 @@ def _bytecode_caches(manifest: Manifest, result: Result) -> list[Step]:
             continue
         source = manifest.abs(rel)
         cache = source.parent / "__pycache__"
+        if cache.is_symlink() or not cache.is_dir():  # a linked cache is not Python's own
+            continue
         for compiled in sorted(cache.glob(f"{source.stem}.*.pyc")):
-            if compiled.name.split(".")[0] == source.stem:
+            if compiled.name.split(".")[0] == source.stem and is_regular_file(compiled):
                 steps.append(Remove(compiled))
                 result.add("remove", compiled, "compiled from an msd file")
                 caches.add(cache)

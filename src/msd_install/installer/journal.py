@@ -1,0 +1,150 @@
+"""The intent journal: what a run is about to change, on disk before the change is made.
+
+The transaction's undo log (``fs.Transaction``) lives in memory: it puts the tree back after
+an exception or Ctrl-C, but not after a SIGKILL, a power cut or an OOM kill. So every real
+run also writes ``<root>/.msd-journal/``: ``intent`` (one JSON object per line, appended and
+fsynced before each change) and a copy of every file's previous bytes (``<n>.bak``, fsynced
+before the file is touched). Each line says how to undo one change:
+
+* ``{"op": "file", "path": P, "was": "absent"}``: remove what is at P;
+* ``{"op": "file", "path": P, "was": "file", "backup": "3.bak", "mode": 420, "sha256": H}``;
+* ``{"op": "file", "path": P, "was": "link", "target": T}``: the symlink again;
+* ``{"op": "mkdir", "path": P}`` (remove if empty) and ``{"op": "rmdir", "path": P,
+  "mode": M}`` (make again).
+
+P is relative to the root (``../.claude.json`` for a config file kept beside it); the first
+line is a header (verb, pid, start time). The journal is removed once the run's changes are
+all made (or all rolled back in memory): one that is still there was left by a run that
+died, and ``recovery`` undoes it, in reverse order, before the next run does anything.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from .dirfd import Spot
+from .fs import fsync_dir
+from .manifestcheck import JOURNAL_DIR, rel_of
+
+INTENT = "intent"
+FORMAT = 1
+
+
+class Journal:
+    """The journal of one run in ``root`` (which the run holds the lock of)."""
+
+    def __init__(self, root: Path, verb: str, made: tuple[Path, ...] = ()) -> None:
+        self.root = root
+        self.dir = root / JOURNAL_DIR
+        self._count = 0
+        self.dir.mkdir(0o700)
+        fsync_dir(root)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
+        self._fd = os.open(self.dir / INTENT, flags | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        fsync_dir(self.dir)
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime())
+        self._append({"msd_journal": FORMAT, "verb": verb, "pid": os.getpid(), "started": stamp})
+        for directory in made:  # the root and parents made before the lock could be taken
+            self._append({"op": "mkdir", "path": rel_of(root, directory)})
+
+    def file(
+        self, spot: Spot, was: os.stat_result | None, content: bytes | None, *, gone: bool = False
+    ) -> None:
+        """Before the first change of the file at ``spot``: what was there. ``gone``: the
+        change removes the file, so its backup can be a second name of the same bytes."""
+        entry: dict[str, Any] = {"op": "file", "path": self._rel(spot)}
+        if was is None:
+            entry["was"] = "absent"
+            self._append(entry, durable=False)  # see ``_append``
+            return
+        if content is None:
+            entry.update(was="link", target=os.readlink(spot.name, dir_fd=spot.fd))
+        else:
+            import hashlib
+
+            self._count += 1
+            name = f"{self._count}.bak"
+            linked = self._keep(spot, name, content, gone and was.st_nlink == 1)
+            digest = hashlib.sha256(content).hexdigest()
+            entry.update(was="file", backup=name, mode=was.st_mode & 0o7777, sha256=digest)
+            # a removal only ever takes away msd's own files (hash-checked) or a backup
+            # already put back: if a power cut loses this line, no byte of the user's is lost
+            if linked:
+                self._append(entry, durable=False)
+                return
+        self._append(entry)
+
+    def _keep(self, spot: Spot, name: str, content: bytes, link: bool) -> bool:
+        """The previous bytes under ``name``: a hard link where the file is about to be
+        removed (no copy; its only other name is going), else a copy. True if linked."""
+        if link and spot.fd is not None:
+            try:
+                os.link(spot.name, self.dir / name, src_dir_fd=spot.fd, follow_symlinks=False)
+                return True
+            except OSError:  # another file system, or links not allowed: copy
+                pass
+        _write_synced(self.dir / name, content)
+        return False
+
+    def mkdir(self, spot: Spot) -> None:
+        self._append({"op": "mkdir", "path": self._rel(spot)}, durable=False)
+
+    def rmdir(self, spot: Spot, mode: int) -> None:
+        # an emptied folder of msd's: losing this line to a power cut loses no byte of anyone's
+        self._append({"op": "rmdir", "path": self._rel(spot), "mode": mode}, durable=False)
+
+    def _rel(self, spot: Spot) -> str:
+        return rel_of(self.root, spot.path)
+
+    def _append(self, entry: dict[str, Any], *, durable: bool = True) -> None:
+        """One line, written before its change is made, so a killed process always leaves
+        it behind. ``durable``: synced (with the journal's folder, for a backup's name) before
+        the change, as a change to something that existed is durable at once. A line for a
+        new file or folder is synced with the next durable line or by ``sync``: the new file
+        itself is only made durable by ``Transaction.flush``, which syncs everything."""
+        line = (json.dumps(entry, ensure_ascii=True, sort_keys=True) + "\n").encode()
+        view = memoryview(line)
+        while view:
+            view = view[os.write(self._fd, view) :]
+        if durable:
+            os.fsync(self._fd)
+            if "backup" in entry:
+                fsync_dir(self.dir)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self._fd)
+
+    def finish(self) -> None:
+        """The run is complete (or rolled back in memory): the journal goes."""
+        self.close()
+        discard(self.dir)
+        fsync_dir(self.root)
+
+
+def discard(directory: Path) -> None:
+    """Remove a journal directory: its plain files, then itself (never through a link)."""
+    with contextlib.suppress(FileNotFoundError):
+        with os.scandir(directory) as entries:
+            names = [e.name for e in entries]
+        for name in names:
+            with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+                (directory / name).unlink()
+        directory.rmdir()
+
+
+def _write_synced(path: Path, content: bytes) -> None:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        view = memoryview(content)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)

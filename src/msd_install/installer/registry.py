@@ -1,0 +1,239 @@
+"""Which manifests this user's msd-install wrote: the record that tells them from foreign ones.
+
+``<user state dir>/manifests.json`` maps each root (its real path) to the sha256 of the
+manifest content msd-install last wrote there. It lives outside every project, so a manifest
+that came with a cloned project, or one edited by hand or by another program, does not match
+and is *foreign*: it is still used to remove what hashes as msd's, but never to re-create a
+symlink, put back a replaced config value or follow a link out of the root (see
+``manifest.Manifest.restrict``). Why a record and not a signature: a key file would stay
+behind forever, while this file goes (with the directories made for it) when the last root
+it lists is uninstalled, so install + uninstall still leaves the home as it was.
+
+Every change goes through the run's transaction, under a lock of its own directory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import FileAccessError, MsdError
+from . import lock
+from .dirfd import Spot, lstat_at, read_at
+from .fs import Transaction, write_at
+from .manifestcheck import MANIFEST_NAME
+
+REGISTRY_NAME = "manifests.json"
+FORMAT = 1
+MAX_BYTES = 4 << 20
+MAX_SHARED = 4096  # shared folders kept in the record: a bound on a file that is read often
+
+
+@dataclass(frozen=True)
+class Registry:
+    path: Path
+
+    def digest(self, root: Path) -> str | None:
+        """The digest of the manifest msd-install last wrote in ``root``, or None."""
+        digest = self._read()["roots"].get(_key(root))
+        return digest if isinstance(digest, str) else None
+
+    def record(self, tx: Transaction, root: Path, digest: str) -> str | None:
+        """Record the manifest just written in ``root``. Best effort: when the state directory
+        cannot be written, returns a note and the manifest simply counts as foreign later."""
+        if self.digest(root) == digest:
+            return None
+        try:
+            created = tx.makedirs(self.path.parent)
+            with lock.hold(self.path.parent):
+                doc = self._read()
+                _prune(doc)
+                before = doc["roots"].get(_key(root))
+                if isinstance(before, str):  # what a recovery may vouch for again (settle)
+                    doc["previous"][_key(root)] = before
+                doc["roots"][_key(root)] = digest
+                doc["dirs"] = sorted({*doc["dirs"], *(str(d) for d in created)})
+                self._write(tx, _dump(doc))
+        except (OSError, MsdError) as exc:
+            return self._unwritable(exc)
+        return None
+
+    def forget(self, tx: Transaction, root: Path, kept: list[Path]) -> str | None:
+        """Drop ``root``, once its own files and folders are gone. ``kept``: folders its install
+        made that were not empty (another install, or the user, still has something there):
+        they become *shared* and go with the later uninstall that leaves them empty. The
+        record itself goes with the last root, in ``drop_if_empty``, after the root's lock
+        and journal: until then a recovery can still vouch for the root (``previous``)."""
+        if self.digest(root) is None:
+            return None
+        try:
+            with lock.hold(self.path.parent):
+                doc = self._read()
+                before = doc["roots"].pop(_key(root), None)
+                if isinstance(before, str):
+                    doc["previous"][_key(root)] = before
+                _prune(doc)
+                shared = sorted({*doc["shared"], *(str(d) for d in kept)}, key=_deepest_first)
+                doc["shared"] = [d for d in shared if not _gone(tx, Path(d))]
+                self._write(tx, _dump(doc))
+        except (OSError, MsdError) as exc:
+            return self._unwritable(exc)
+        return None
+
+    def drop_if_empty(self, tx: Transaction) -> None:
+        """The last root is gone: the record, the shared folders and the directories made for
+        the record go too (best effort: what stays is at most an empty record or folder)."""
+        try:
+            with lock.hold(self.path.parent):
+                doc = self._read()
+                _prune(doc)
+                if doc["roots"]:
+                    return
+                self._spot(tx)  # never a link or a FIFO of someone else's
+                tx.remove(self.path)
+            for made in sorted(doc["dirs"], key=_deepest_first):
+                tx.rmdir(Path(made))
+            for made in doc["shared"]:
+                tx.rmdir(Path(made))
+        except (OSError, MsdError):
+            return
+
+    def confirm(self, root: Path) -> None:
+        """The run on ``root`` is complete (its journal gone): the previous digest kept for a
+        recovery is dropped, so install + uninstall leaves the record as it was. Best effort:
+        a stale one only lets a later recovery vouch for a manifest this user's msd wrote."""
+        if not self.path.is_file() or _key(root) not in self._read()["previous"]:
+            return
+        try:
+            with lock.hold(self.path.parent):
+                doc = self._read()
+                if doc["previous"].pop(_key(root), None) is not None:
+                    write_at(Spot(None, str(self.path), self.path), _dump(doc), 0o600)
+        except (OSError, MsdError):
+            return
+
+    def settle(self, root: Path, restored: str | None, *, drop_if_empty: bool) -> None:
+        """After a recovery put ``root``'s manifest back (digest ``restored``, None: none):
+        the record vouches for it only if it did before the interrupted run (its current or
+        previous digest for the root), never on the journal's word. ``drop_if_empty``: the
+        run created the record, which goes again if it lists nothing."""
+        if not self.path.parent.is_dir():
+            return  # the interrupted run had removed it: nothing vouches for the root now
+        with lock.hold(self.path.parent):
+            doc = self._read()
+            key = _key(root)
+            if restored is not None and restored in (
+                doc["roots"].get(key),
+                doc["previous"].get(key),
+            ):
+                doc["roots"][key] = restored
+            else:
+                doc["roots"].pop(key, None)
+            doc["previous"].pop(key, None)
+            spot = Spot(None, str(self.path), self.path)
+            if drop_if_empty and not doc["roots"]:
+                if lstat_at(spot) is not None:
+                    self.path.unlink()
+            elif lstat_at(spot) is not None:
+                write_at(spot, _dump(doc), 0o600)
+
+    def _spot(self, tx: Transaction) -> Spot:
+        """Where the record is, if it is a plain file or absent: anything else in its place
+        (a symlink, a FIFO) was not put there by msd-install and is never written through."""
+        spot = tx.dirs.by_path(self.path)
+        now = lstat_at(spot)
+        if now is not None and not stat.S_ISREG(now.st_mode):
+            raise FileAccessError("is not a plain file", path=self.path)
+        return spot
+
+    def _write(self, tx: Transaction, data: bytes) -> None:
+        tx.write_at(self._spot(tx), data, 0o600)  # a name replaced, never a link followed
+
+    def _unwritable(self, exc: BaseException) -> str:
+        reason = exc.strerror if isinstance(exc, OSError) else str(exc)
+        return (
+            f"could not update {self.path} ({reason}): msd-install will treat this root's "
+            "manifest as one it did not write"
+        )
+
+    def _read(self) -> dict[str, Any]:
+        """The record; anything unreadable counts as empty (every manifest is then foreign)."""
+        empty: dict[str, Any] = {
+            "format": FORMAT,
+            "roots": {},
+            "dirs": [],
+            "shared": [],
+            "previous": {},
+        }
+        try:
+            # never through a link, and never blocking on a FIFO put in its place
+            raw = read_at(Spot(None, str(self.path), self.path), MAX_BYTES)
+            if raw is None:
+                return empty
+            doc = json.loads(raw)
+        except (OSError, ValueError, RecursionError):
+            return empty
+        if not (
+            isinstance(doc, dict)
+            and doc.get("format") == FORMAT
+            and isinstance(doc.get("roots"), dict)
+            and isinstance(doc.get("dirs"), list)
+        ):
+            return empty
+        # only directories above this file are ever removed with it
+        above = self.path.parent
+        dirs = [
+            d
+            for d in doc["dirs"]
+            if isinstance(d, str) and Path(d).is_absolute() and above.is_relative_to(d)
+        ]
+        roots = {k: v for k, v in doc["roots"].items() if isinstance(v, str)}
+        shared = doc.get("shared", [])
+        shared = [
+            d
+            for d in (shared if isinstance(shared, list) else [])[:MAX_SHARED]
+            if isinstance(d, str) and Path(d).is_absolute() and os.path.normpath(d) == d
+        ]
+        previous = doc.get("previous", {})
+        previous = {
+            k: v
+            for k, v in list((previous if isinstance(previous, dict) else {}).items())[:MAX_SHARED]
+            if isinstance(v, str)
+        }
+        return {
+            "format": FORMAT,
+            "roots": roots,
+            "dirs": dirs,
+            "shared": shared,
+            "previous": previous,
+        }
+
+
+def _prune(doc: dict[str, Any]) -> None:
+    """Forget roots whose manifest is gone (deleted or moved by hand): the record must not
+    outlive every install it lists."""
+    doc["roots"] = {k: v for k, v in doc["roots"].items() if (Path(k) / MANIFEST_NAME).is_file()}
+
+
+def _deepest_first(folder: str) -> int:
+    return -len(Path(folder).parts)
+
+
+def _gone(tx: Transaction, folder: Path) -> bool:
+    """Remove ``folder`` if it is an empty directory; True when the record can drop it (gone,
+    removed, or no longer a directory of ours: a file or a link now)."""
+    if folder.is_symlink() or not folder.is_dir():
+        return True
+    return tx.rmdir(folder)
+
+
+def _key(root: Path) -> str:
+    return os.path.realpath(root)
+
+
+def _dump(doc: dict[str, Any]) -> bytes:
+    return (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode()
