@@ -225,9 +225,9 @@ def numbered_lines(text: str) -> Iterator[tuple[int, str]]:
 # --- scanners -------------------------------------------------------------------------------
 
 _CORE_REF = re.compile(r"~/\.claude/msd-core/([A-Za-z0-9_./-]*)")
-# Written into <root>/msd-core/ by the installer, not shipped in the payload: the version stamp
-# and the copy of the msdcore package the launchers import.
-INSTALL_GENERATED = frozenset({"VERSION", "lib"})
+# Written into <root>/msd-core/, not shipped in the payload: by the installer (the version
+# stamp, the msdcore package the launchers import) or at run time by the hooks (cache/).
+INSTALL_GENERATED = frozenset({"VERSION", "lib", "cache"})
 
 
 def check_core_refs(where: str, text: str, core: Path = CORE) -> list[Finding]:

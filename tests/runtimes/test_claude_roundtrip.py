@@ -36,6 +36,7 @@ USER_SETTINGS = (
     '    "statusLine": {"type": "command", "command": "my-status"}\r\n'
     "}"
 )
+REGISTRY = ".local/state/msd/manifests.json"
 USER_CLAUDE_JSON = (
     '{\n  "numStartups": 3,\n  "mcpServers": {\n    "mine": {"command": "x"}\n  }\n}\n'
 )
@@ -118,7 +119,11 @@ def test_local_install_then_uninstall_gives_back_the_project(home: Path, tmp_pat
     assert guard and guard[0].endswith(
         '-I -S "$CLAUDE_PROJECT_DIR"/.claude/hooks/msd-secret-read-guard.py'
     )
-    assert snapshot(home) == home_before  # a local install writes nothing into the home
+    # a local install writes nothing into the home but its record of the manifest it wrote
+    # (installer/registry.py: how a cloned project's manifest is told from the user's own)
+    added = {k: v for k, v in snapshot(home).items() if k not in home_before}
+    assert sorted(added) == [".local/", ".local/state/", ".local/state/msd/", REGISTRY]
+    assert {k: v for k, v in snapshot(home).items() if k in home_before} == home_before
     help_text = (root / "skills/msd-help/SKILL.md").read_text()
     assert str(project) not in help_text  # local payload refers to .claude/, project-relative
 

@@ -70,6 +70,11 @@ class HookSpec:
     matcher: str | None  # Claude tool-name regex
     timeout: int | None
     content: bytes
+    requires: tuple[str, ...] = ()  # helper scripts it runs or imports (hooks.json "requires")
+
+    def scripts(self) -> tuple[str, ...]:
+        """This hook's script and every helper it needs, all under ``<root>/hooks/``."""
+        return (self.script, *self.requires)
 
 
 @dataclass(frozen=True)
@@ -204,6 +209,7 @@ def _hooks() -> tuple[HookSpec, ...]:
                 item.get("matcher"),
                 item.get("timeout"),
                 text.encode("utf-8"),
+                tuple(item.get("requires", ())),
             )
         )
     return tuple(specs)

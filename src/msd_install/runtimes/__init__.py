@@ -1,13 +1,29 @@
 """The runtime registry: every runtime msd-install knows, and the adapters that exist.
 
 The only place that maps a runtime name to its code. The CLI's flags, ``--all``, detection
-and the docs' runtime matrix are all generated from ``RUNTIMES``.
+and the docs' runtime matrix are all generated from ``RUNTIMES`` and ``ADAPTERS``: a new
+runtime is one module exporting ``ADAPTER`` plus one line in ``ADAPTERS`` below.
 """
 
 from __future__ import annotations
 
 from ._base import Adapter
+from .antigravity import ADAPTER as ANTIGRAVITY
+from .augment import ADAPTER as AUGMENT
 from .claude import ADAPTER as CLAUDE
+from .cline import ADAPTER as CLINE
+from .codebuddy import ADAPTER as CODEBUDDY
+from .codex import ADAPTER as CODEX
+from .copilot import ADAPTER as COPILOT
+from .cursor import ADAPTER as CURSOR
+from .gemini import ADAPTER as GEMINI
+from .hermes import ADAPTER as HERMES
+from .kilo import ADAPTER as KILO
+from .kimi import ADAPTER as KIMI
+from .opencode import ADAPTER as OPENCODE
+from .qwen import ADAPTER as QWEN
+from .trae import ADAPTER as TRAE
+from .windsurf import ADAPTER as WINDSURF
 
 # name (= CLI flag without dashes) -> label, in the order of the CLI help
 RUNTIMES: dict[str, str] = {
@@ -26,10 +42,30 @@ RUNTIMES: dict[str, str] = {
     "hermes": "Hermes Agent",
     "codebuddy": "CodeBuddy Code",
     "cline": "Cline",
-    "kimi": "Kimi CLI",
+    "kimi": "Kimi Code CLI",
 }
 
-ADAPTERS: dict[str, Adapter] = {a.name: a for a in (CLAUDE,)}
+ADAPTERS: dict[str, Adapter] = {
+    a.name: a
+    for a in (
+        CLAUDE,
+        CODEX,
+        COPILOT,
+        OPENCODE,
+        KILO,
+        GEMINI,
+        HERMES,
+        AUGMENT,
+        QWEN,
+        CODEBUDDY,
+        KIMI,
+        CLINE,
+        CURSOR,
+        WINDSURF,
+        ANTIGRAVITY,
+        TRAE,
+    )
+}
 
 
 def adapter(name: str) -> Adapter | None:
@@ -39,36 +75,6 @@ def adapter(name: str) -> Adapter | None:
 
 def matrix_markdown() -> str:
     """docs/reference/runtimes.md, generated so that it cannot drift from the registry."""
-    from pathlib import Path
+    from .matrix import matrix_markdown as render
 
-    from ..installer.context import GLOBAL, LOCAL, Context
-
-    home, project = Path("/HOME"), Path("/PROJECT")
-    lines = [
-        "# Runtimes",
-        "",
-        "Generated from `src/msd_install/runtimes/__init__.py`; do not edit by hand",
-        "(`MSD_REGEN_DOCS=1 bash scripts/test tests/docs` rewrites it).",
-        "",
-        "| flag | runtime | status | global root | local root |",
-        "|---|---|---|---|---|",
-    ]
-    for name, label in RUNTIMES.items():
-        found = adapter(name)
-        if found is None:
-            lines.append(f"| `--{name}` | {label} | not supported yet | | |")
-            continue
-        g = found.root(Context(home=home, cwd=project, scope=GLOBAL))
-        loc = found.root(Context(home=home, cwd=project, scope=LOCAL))
-        lines.append(
-            f"| `--{name}` | {label} | supported | `{_tilde(g, home)}` | "
-            f"`{_tilde(loc, project, '.')}` |"
-        )
-    return "\n".join(lines) + "\n"
-
-
-def _tilde(path: object, base: object, mark: str = "~") -> str:
-    from pathlib import PurePosixPath
-
-    p, b = PurePosixPath(str(path)), PurePosixPath(str(base))
-    return f"{mark}/{p.relative_to(b)}" if p.is_relative_to(b) else str(p)
+    return render(RUNTIMES, ADAPTERS)

@@ -23,13 +23,32 @@ CORE_DIR = "msd-core"
 
 
 @dataclass(frozen=True)
+class Detection:
+    """Whether a runtime looks present on this machine, and the evidence (for the picker)."""
+
+    found: bool
+    why: str  # e.g. "~/.codex exists", "codex on PATH", "no ~/.codex and no codex on PATH"
+
+
+@dataclass(frozen=True)
 class Adapter:
     name: str  # the flag is --<name>
     label: str
     global_root: Callable[[Context], Path]
     local_root: Callable[[Context], Path]
-    detect: Callable[[Context], bool]
+    detect: Callable[[Context], Detection]
     plan: Callable[[Context, Payload], Plan]
+    # how hooks are registered in this runtime, or why there are none (docs and reports)
+    hooks: str = ""
+    # the runtime's own config-dir override, named in the docs (e.g. "CODEX_HOME")
+    env_override: str = ""
+    # Claude names this runtime really reads (e.g. "CLAUDE.md", ".claude/"): the leak scan
+    # allows them in what we write for it
+    claude_compat: tuple[str, ...] = ()
+    # the scopes the runtime has ("global", "local"): some read no project directory at all
+    scopes: tuple[str, ...] = ("global", "local")
+    # where the adapter's facts come from and what is still uncertain (the runtime matrix)
+    sources: str = ""
 
     def root(self, ctx: Context) -> Path:
         """The root for the context's scope, absolute and normalised (no ``..``, no ``.``)."""
@@ -40,6 +59,26 @@ class Adapter:
         else:
             root = self.global_root(ctx)
         return Path(os.path.abspath(root))  # noqa: PTH100 - resolve() would follow links
+
+
+def detect_by(ctx: Context, dirs: tuple[Path, ...], binaries: tuple[str, ...]) -> Detection:
+    """Present when one of ``dirs`` exists or one of ``binaries`` is on the PATH."""
+    for directory in dirs:
+        if directory.is_dir():
+            return Detection(True, f"{_tilde(directory, ctx.home)} exists")
+    for name in binaries:
+        if ctx.which(name) is not None:
+            return Detection(True, f"{name} on PATH")
+    where = " and ".join(_tilde(d, ctx.home) for d in dirs) or "no config directory"
+    found = ", ".join(binaries)
+    return Detection(False, f"no {where}" + (f" and no {found} on PATH" if found else ""))
+
+
+def _tilde(path: Path, home: Path) -> str:
+    try:
+        return "~/" + path.relative_to(home).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def root_ref(ctx: Context, root: Path) -> str:
@@ -75,21 +114,36 @@ def rewrite(text: str, ref: str) -> str:
     return text.replace(PLACEHOLDER_ROOT, ref)
 
 
-def data_files(root: Path, files: tuple[DataFile, ...], prefix: str, ref: str) -> list[FileOp]:
+def data_files(
+    root: Path,
+    files: tuple[DataFile, ...],
+    prefix: str,
+    ref: str,
+    text: Callable[[str], str] | None = None,
+) -> list[FileOp]:
+    """Payload files under ``<root>/<prefix>/``; text files go through ``text`` (a runtime's
+    conversion, see ``convert.convert_text``), or get only the root path rewritten."""
     ops: list[FileOp] = []
     for item in files:
         content = item.content
         if item.is_text:
-            content = rewrite(content.decode("utf-8"), ref).encode("utf-8")
+            raw = content.decode("utf-8")
+            content = (text(raw) if text is not None else rewrite(raw, ref)).encode("utf-8")
         ops.append(
             FileOp(root / prefix / item.relpath, content, 0o755 if item.executable else 0o644)
         )
     return ops
 
 
-def core_files(root: Path, payload: Payload, ref: str) -> list[FileOp]:
-    """``<root>/msd-core/``: workflows, references, templates, bin, the stdlib lib, VERSION."""
-    ops = data_files(root, payload.core, CORE_DIR, ref)
+def core_files(
+    root: Path, payload: Payload, ref: str, text: Callable[[str], str] | None = None
+) -> list[FileOp]:
+    """``<root>/msd-core/``: workflows, references, templates, bin, the stdlib lib, VERSION.
+
+    ``text`` converts the Markdown/JSON engine files into the runtime's terms; the code
+    (``bin/``, ``lib/``) is copied as it is.
+    """
+    ops = data_files(root, payload.core, CORE_DIR, ref, text)
     ops += data_files(root, payload.lib, f"{CORE_DIR}/lib/msdcore", ref)
     ops.append(FileOp(root / CORE_DIR / "VERSION", f"{__version__}\n".encode()))
     return ops
@@ -105,9 +159,60 @@ def quoted(path: Path | str) -> str:
     return f'"{text}"'
 
 
+# A project (``--local``) install is committed and runs on other clones, users and machines:
+# its commands name ``python3`` from the PATH, never this machine's interpreter (see
+# docs/explanation/portable-installs.md for the start-up cost of that lookup).
+PORTABLE_PYTHON = "python3"
+
+# Runs a project-relative script for a runtime that sets no project-directory variable for its
+# hooks and does not promise to start them in the project root: it looks for the script in the
+# working directory and up to 63 folders above it (bounded), then runs it as ``__main__`` with
+# its real ``__file__`` (the hooks find their helpers next to it). One line without ``"$`\``
+# so that it survives double quotes in sh, cmd and PowerShell alike.
+WALK_UP = (
+    "import os,sys;r=sys.argv[1];c=os.getcwd();"
+    "f=next((p for p in (os.path.abspath(os.path.join(c,*['..']*i,r)) for i in range(64))"
+    " if os.path.isfile(p)),r);sys.argv=[f,*sys.argv[2:]];"
+    "exec(compile(open(f,'rb').read(),f,'exec'),{'__name__':'__main__','__file__':f})"
+)
+
+
+def interpreter(ctx: Context) -> str:
+    """The interpreter a registered command names: ``python3`` for a project install, the
+    resolved absolute one for a global install (a home belongs to one machine)."""
+    return PORTABLE_PYTHON if ctx.is_local else str(ctx.interpreter)
+
+
 def python_command(ctx: Context, script: str) -> str:
-    """``"<python>" -I -S <script>``: the resolved interpreter, isolated and without site."""
-    return f"{quoted(ctx.interpreter)} -I -S {script}"
+    """``<python> -I -S <script>``: isolated and without site (``script`` is already quoted)."""
+    python = PORTABLE_PYTHON if ctx.is_local else quoted(ctx.interpreter)
+    return f"{python} -I -S {script}"
+
+
+def project_relative(ctx: Context, path: Path) -> str | None:
+    """``path`` relative to the project for a local install (``.claude/msd-core/...``), or
+    None for a global install or a path outside the project."""
+    if ctx.is_local and path.is_relative_to(ctx.cwd):
+        return path.relative_to(ctx.cwd).as_posix()
+    return None
+
+
+def launcher_ref(ctx: Context, launcher: Path) -> str:
+    """How the MCP server's command names its launcher: relative to the project for a local
+    install (runtimes start a project's server in the project root, which the server takes
+    as its workspace anyway), else absolute. Also the marker of our server entry."""
+    return project_relative(ctx, launcher) or str(launcher)
+
+
+def launcher_args(ctx: Context, launcher: Path) -> list[str]:
+    """The arguments after the interpreter that start the MCP server."""
+    return ["-I", "-S", launcher_ref(ctx, launcher)]
+
+
+def server_env(ctx: Context) -> dict[str, str]:
+    """The server's environment: a project install leaves the audit log to the server, which
+    puts it in the state directory of whoever runs it (``msdcore.mcp.config``)."""
+    return {} if ctx.is_local else {"MSD_AUDIT_LOG": str(ctx.audit_log())}
 
 
 def has_core_file(payload: Payload, relpath: str) -> bool:

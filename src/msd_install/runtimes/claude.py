@@ -8,30 +8,37 @@ user's ``commands/*.md``. (Verified with the real CLI: ``~/.claude/skills/<n>/SK
 ``<proj>/.claude/skills/<n>/SKILL.md`` are both read; see shared/design/real-clients.md.)
 
 Agents go to ``agents/msd-<name>.md``; hook scripts to ``hooks/msd-<name>.py``, registered in
-``settings.json`` with the resolved interpreter and ``-I -S``: an absolute quoted path for
-global installs, ``"$CLAUDE_PROJECT_DIR"/.claude/hooks/...`` for local ones (the variable
-exists only in Claude Code). Engine files live under ``msd-core/``. The MCP server is
-registered in ``~/.claude.json`` (user scope; ``$CLAUDE_CONFIG_DIR/.claude.json`` when that is
-set) or the project's ``.mcp.json``.
+``settings.json`` with ``-I -S``: the resolved interpreter and an absolute quoted path for
+global installs, ``python3`` and ``"$CLAUDE_PROJECT_DIR"/.claude/hooks/...`` for local ones,
+which are committed (docs/explanation/portable-installs.md). Engine files live under
+``msd-core/``. The MCP server is registered in ``~/.claude.json`` (user scope;
+``$CLAUDE_CONFIG_DIR/.claude.json`` when that is set) or the project's ``.mcp.json``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from ..installer.context import Context
-from ..installer.plan import IF_ABSENT, ITEM, MEMBER, ConfigEntry, FileOp, Plan
-from ..payload import HookSpec, Payload
+from ..installer.plan import ConfigEntry, FileOp, Plan
+from ..payload import Payload
 from ._base import (
     CORE_DIR,
     Adapter,
+    Detection,
     core_files,
+    detect_by,
     has_core_file,
-    python_command,
-    quoted,
+    launcher_ref,
     rewrite,
     root_ref,
+)
+from .shapes import (
+    HookDialect,
+    hook_script_ref,
+    mcp_member,
+    settings_hooks,
+    stdio_server,
 )
 
 SCHEMA = "claude-code-settings"
@@ -46,81 +53,43 @@ def local_root(ctx: Context) -> Path:
     return ctx.cwd / ".claude"
 
 
-def detect(ctx: Context) -> bool:
-    return global_root(ctx).is_dir() or local_root(ctx).is_dir()
+def detect(ctx: Context) -> Detection:
+    return detect_by(ctx, (global_root(ctx), local_root(ctx)), ("claude",))
 
 
-def _hook_script(ctx: Context, root: Path, script: str) -> str:
-    if ctx.is_local:
-        return f'"$CLAUDE_PROJECT_DIR"/.claude/hooks/{script}'
-    return quoted(root / "hooks" / script)
+DIALECT = HookDialect(
+    "Claude Code",
+    events={e: e for e in ("PreToolUse", "PostToolUse", "SessionStart")},
+    status_line=True,
+)
 
 
-def _hook_entry(ctx: Context, root: Path, hook: HookSpec, settings: Path) -> ConfigEntry:
-    script = root / "hooks" / hook.script
-    command: dict[str, Any] = {
-        "type": "command",
-        "command": python_command(ctx, _hook_script(ctx, root, hook.script)),
-    }
-    if hook.event == "statusLine":
-        return ConfigEntry(
-            settings,
-            "json",
-            MEMBER,
-            (),
-            command,
-            key="statusLine",
-            policy=IF_ABSENT,
-            force=ctx.force_statusline,
-            schema=SCHEMA,
-            label=f"statusLine {hook.name}",
-            requires=(script,),
-            marker=command["command"],
-        )
-    if hook.timeout:
-        command["timeout"] = hook.timeout
-    group: dict[str, Any] = {}
-    if hook.matcher:
-        group["matcher"] = hook.matcher
-    group["hooks"] = [command]
-    assert hook.event is not None
-    return ConfigEntry(
-        settings,
-        "json",
-        ITEM,
-        ("hooks", hook.event),
-        group,
+def _hooks(ctx: Context, root: Path, payload: Payload) -> list[ConfigEntry]:
+    entries, _notes = settings_hooks(
+        ctx,
+        root,
+        root / "settings.json",
+        payload.hooks,
+        DIALECT,
+        script_ref=lambda script: hook_script_ref(ctx, root, script, "CLAUDE_PROJECT_DIR"),
         schema=SCHEMA,
-        label=f"hook {hook.name}",
-        requires=(script,),
-        marker=command["command"],
     )
+    return entries
+
+
+def _mcp_file(ctx: Context, root: Path) -> Path:
+    if ctx.is_local:
+        return ctx.cwd / ".mcp.json"
+    if ctx.config_dir is not None or ctx.env_path("CLAUDE_CONFIG_DIR") is not None:
+        return root / ".claude.json"
+    return ctx.home / ".claude.json"
 
 
 def _mcp_entry(ctx: Context, root: Path) -> ConfigEntry:
-    server: dict[str, Any] = {
-        "type": "stdio",
-        "command": str(ctx.interpreter),
-        "args": ["-I", "-S", str(root / CORE_DIR / MCP_LAUNCHER)],
-        "env": {"MSD_AUDIT_LOG": str(ctx.audit_log())},
-    }
-    if ctx.is_local:
-        file = ctx.cwd / ".mcp.json"
-    elif ctx.config_dir is not None or ctx.env_path("CLAUDE_CONFIG_DIR") is not None:
-        file = root / ".claude.json"
-    else:
-        file = ctx.home / ".claude.json"
-    return ConfigEntry(
-        file,
-        "json",
-        MEMBER,
-        ("mcpServers",),
-        server,
-        key="msd",
-        force=ctx.force,
-        label="MCP server msd",
-        requires=(root / CORE_DIR / MCP_LAUNCHER,),
-        marker=str(root / CORE_DIR / MCP_LAUNCHER),
+    launcher = root / CORE_DIR / MCP_LAUNCHER
+    server = {"type": "stdio", **stdio_server(ctx, launcher)}
+    return mcp_member(
+        _mcp_file(ctx, root), server, launcher_ref(ctx, launcher), launcher, force=ctx.force
     )
 
 
@@ -145,8 +114,7 @@ def plan(ctx: Context, payload: Payload) -> Plan:
     for hook in payload.hooks:
         files.append(FileOp(root / "hooks" / hook.script, hook.content, 0o755))
     files += core_files(root, payload, ref)
-    settings = root / "settings.json"
-    entries = [_hook_entry(ctx, root, h, settings) for h in payload.hooks if h.event]
+    entries = _hooks(ctx, root, payload)
     if has_core_file(payload, MCP_LAUNCHER):
         entries.append(_mcp_entry(ctx, root))
     cache = root / CORE_DIR / "cache"
@@ -158,7 +126,19 @@ def plan(ctx: Context, payload: Payload) -> Plan:
         tuple(entries),
         dirs=(cache,),
         state_files=(cache / "msd-update-check.json",),
+        config_names=(root / "settings.json", _mcp_file(ctx, root)),
     )
 
 
-ADAPTER = Adapter("claude", "Claude Code", global_root, local_root, detect, plan)
+ADAPTER = Adapter(
+    "claude",
+    "Claude Code",
+    global_root,
+    local_root,
+    detect,
+    plan,
+    hooks="`hooks` in `settings.json` (Claude dialect), `statusLine`",
+    env_override="CLAUDE_CONFIG_DIR",
+    sources="verified with the real `claude` 2.1.332 (doctor, mcp list, the stream-json init "
+    "line through a loopback model stub)",
+)

@@ -1,0 +1,29 @@
+"""Cline's planned trees, global and local, against their golden files."""
+
+from __future__ import annotations
+
+import pytest
+from golden import check, context
+
+from msd_install.installer.context import GLOBAL, LOCAL
+from msd_install.payload import load
+from msd_install.runtimes import adapter
+
+
+@pytest.mark.parametrize("scope", [GLOBAL, LOCAL])
+def test_cline_golden(scope: str) -> None:
+    cline = adapter("cline")
+    assert cline is not None
+    plan = cline.plan(context(scope), load())
+    check(
+        f"cline-{scope}",
+        plan,
+        (
+            "skills/msd-plan-phase/SKILL.md",
+            "skills/msd-workflow/SKILL.md",
+            "agents/msd-planner.yaml",
+            "hooks/PreToolUse.sh",
+            "hooks/PostToolUse.sh",
+            "msd-core/workflows/execute-phase.md",
+        ),
+    )
