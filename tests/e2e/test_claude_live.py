@@ -7,47 +7,16 @@ what Claude sends back shows whether our hook blocked it or our MCP server answe
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
-from e2e_clis import clean_env, require
+from claude_views import claude_print, init_event
+from e2e_clis import require
 from model_stub import ModelStub
 
 from helpers import run_cli
 
 pytestmark = pytest.mark.e2e
-
-
-def claude_print(
-    home: Path, cwd: Path, stub: ModelStub, prompt: str, *extra: str
-) -> list[dict[str, Any]]:
-    env = clean_env(home, ANTHROPIC_BASE_URL=stub.url, ANTHROPIC_API_KEY="sk-stub")
-    proc = subprocess.run(
-        [
-            str(require("claude")),
-            "-p",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-            *extra,
-            "--",
-            prompt,
-        ],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
-
-
-def init_event(events: list[dict[str, Any]]) -> dict[str, Any]:
-    return next(e for e in events if e.get("type") == "system" and e.get("subtype") == "init")
 
 
 @pytest.fixture()
