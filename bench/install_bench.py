@@ -1,11 +1,11 @@
-"""Install / reinstall / uninstall wall times for Claude Code, against the incumbent installer.
+"""Install / reinstall / uninstall wall times per runtime, against the incumbent installer.
 
 Prints medians of N runs (default 5) in fresh temp homes, the number of files each leaves,
 and ratios against the incumbent (npm ``get-shit-done-cc``'s ``bin/install.js``) measured in
 the same run. The incumbent is installed into ~/.cache/msd-install-e2e/gsd on first use;
 without npm the baseline rows are skipped with a message.
 
-    python bench/install_bench.py [--runs 5]
+    python bench/install_bench.py [--runs 5] [--runtime claude|codex]
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 CACHE = Path(os.environ.get("MSD_E2E_CACHE", Path.home() / ".cache/msd-install-e2e"))
@@ -95,6 +96,21 @@ def big_claude_json(megabytes: float) -> str:
     return json.dumps({"numStartups": 300, "projects": projects}, indent=2)
 
 
+def big_codex_config(projects: int) -> str:
+    """A ~/.codex/config.toml of someone who trusted many projects over time."""
+    lines = ['model = "gpt-6.2-sol"', ""]
+    for i in range(projects):
+        lines += [f'[projects."/home/u/work/project-{i}"]', 'trust_level = "trusted"', ""]
+    return "\n".join(lines)
+
+
+# runtime -> (label, seed): the big user file each runtime's install must edit
+HEAVY: dict[str, tuple[str, Callable[[], dict[str, str]]]] = {
+    "claude": ("4 MB .claude.json", lambda: {".claude.json": big_claude_json(4)}),
+    "codex": ("2000-project config.toml", lambda: {".codex/config.toml": big_codex_config(2000)}),
+}
+
+
 def measure(
     install: list[str], uninstall: list[str], runs: int, seed: dict[str, str] | None = None
 ) -> dict[str, float]:
@@ -105,6 +121,7 @@ def measure(
         with tempfile.TemporaryDirectory() as tmp:
             home = Path(tmp)
             for rel, text in (seed or {}).items():
+                (home / rel).parent.mkdir(parents=True, exist_ok=True)
                 (home / rel).write_text(text)
             times["install"].append(timed(install, home))
             files.append(count_files(home))
@@ -120,20 +137,22 @@ def measure(
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--runtime", choices=sorted(HEAVY), default="claude")
     args = parser.parse_args()
-    msd = [sys.executable, "-m", "msd_install", "--claude", "--global", "--yes"]
+    flag = f"--{args.runtime}"
+    msd = [sys.executable, "-m", "msd_install", flag, "--global", "--yes"]
     ours = measure(msd, [*msd, "--uninstall"], args.runs)
     rows = [("msd-install", ours)]
-    big = {".claude.json": big_claude_json(4)}
-    heavy = measure(msd, [*msd, "--uninstall"], args.runs, big)
+    label, seed = HEAVY[args.runtime]
+    heavy = measure(msd, [*msd, "--uninstall"], args.runs, seed())
     if ensure_gsd():
-        gsd = ["node", str(GSD), "--claude", "--global"]
+        gsd = ["node", str(GSD), flag, "--global"]
         rows.append(
             ("get-shit-done-cc (incumbent)", measure(gsd, [*gsd, "--uninstall"], args.runs))
         )
     else:
         print("baseline skipped: npm could not install get-shit-done-cc")
-    print(f"median of {args.runs} runs, fresh temp HOME each")
+    print(f"{args.runtime}: median of {args.runs} runs, fresh temp HOME each")
     print(
         f"{'installer':<30}{'install ms':>12}{'reinstall ms':>14}{'uninstall ms':>14}"
         f"{'files':>8}{'left after uninstall':>22}"
@@ -144,7 +163,7 @@ def main() -> None:
             f"{r['files']:>8.0f}{r['left']:>22.0f}"
         )
     print(
-        f"{'msd-install, 4 MB .claude.json':<30}{heavy['install']:>12.0f}"
+        f"{'msd-install, ' + label:<30}{heavy['install']:>12.0f}"
         f"{heavy['reinstall']:>14.0f}{heavy['uninstall']:>14.0f}"
     )
     if len(rows) == 2:

@@ -17,7 +17,8 @@ def test_runtime_matrix_matches_the_registry() -> None:
     assert DOC.read_text() == text, "run: MSD_REGEN_DOCS=1 bash scripts/test tests/docs"
     for name in RUNTIMES:
         assert f"`--{name}`" in text
-    assert "| `--claude` | Claude Code | supported | `~/.claude` | `./.claude` |" in text
+    assert "| `--claude` | Claude Code | `~/.claude` | `./.claude` |" in text
+    assert "- **global** into `~/.claude`: `agents/` (10)" in text
 
 
 def test_readme_has_exactly_the_two_setup_commands() -> None:
