@@ -71,9 +71,9 @@ def _session(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     return project, env
 
 
-@pytest.mark.parametrize("page", RUNNABLE)
-def test_every_command_of_the_page_runs(page: str, tmp_path: Path) -> None:
-    runs, _ = _ALL[page]
+def run_page(runs: list[Command], tmp_path: Path) -> list[str]:
+    """Run a page's commands as one session; one message per command whose exit code is not
+    the one the doc states."""
     project, env = _session(tmp_path)
     proc = subprocess.run(
         ["bash", "-c", _script(runs)],
@@ -88,14 +88,47 @@ def test_every_command_of_the_page_runs(page: str, tmp_path: Path) -> None:
     )
     codes = (tmp_path / "rc").read_text().split() if (tmp_path / "rc").exists() else []
     outputs = proc.stdout.split("\n@@docs-test ")
+    failures = []
     for n, command in enumerate(runs):
         output = next((o for o in outputs if o.startswith(f"{n}@@")), "(no output)")
         got = int(codes[n]) if n < len(codes) else None
-        assert got == command.expect, (
-            f"{page} (block at line {command.line}): `{command.text}`\n"
-            f"ran as `{command.run}`: exit {got}, the doc says {command.expect}\n"
-            f"{output[:4000]}"
-        )
+        if got != command.expect:
+            failures.append(
+                f"{command.page} (block at line {command.line}): `{command.text}`\n"
+                f"ran as `{command.run}`: exit {got}, the doc says {command.expect}\n"
+                f"{output[:4000]}"
+            )
+    return failures
+
+
+@pytest.mark.parametrize("page", RUNNABLE)
+def test_every_command_of_the_page_runs(page: str, tmp_path: Path) -> None:
+    failures = run_page(_ALL[page][0], tmp_path)
+    assert not failures, "\n".join(failures)
+
+
+def test_a_command_that_fails_or_stops_the_session_is_reported(tmp_path: Path) -> None:
+    lines = [
+        ("mkdir sub && cd sub", 0),
+        ('test "$(basename "$PWD")" = sub && test "$HOME" != ~root', 0),
+        ("pipx run msd-install --no-such-flag", 0),
+        ("msd-install --claude --global --check   # exit 1", 1),
+        ("msd-install --claude --global --yes", 0),
+        ("msd-install --claude --global --check   # exit 1", 1),
+        ("exit 7", 0),
+        ("true", 0),
+    ]
+    runs = [Command("page.md", 1, text, substitute(text), code) for text, code in lines]
+    failures = run_page(runs, tmp_path)
+    assert [f.split("\n")[0] for f in failures] == [
+        "page.md (block at line 1): `pipx run msd-install --no-such-flag`",
+        "page.md (block at line 1): `msd-install --claude --global --check   # exit 1`",
+        "page.md (block at line 1): `exit 7`",
+        "page.md (block at line 1): `true`",
+    ]
+    assert "exit 2, the doc says 0" in failures[0] and "No such option" in failures[0]
+    assert "exit 0, the doc says 1" in failures[1]
+    assert "exit None" in failures[2]  # the session ended: nothing after it ran
 
 
 def test_exemptions_are_few_reasoned_and_listed() -> None:
