@@ -16,29 +16,33 @@ import pytest
 import msd_install
 from helpers import cli_env, run_cli, snapshot
 from msd_install.errors import UsageError
-from msd_install.installer.interpreter import refuse_foreign_python
+from msd_install.installer.interpreter import executable_head, refuse_foreign_python
 
 WSL_KERNEL = "5.15.167.4-microsoft-standard-WSL2\n"
 
 
+PE, ELF = b"MZ\x90\x00", b"\x7fELF"
+
+
 @pytest.mark.parametrize(
-    ("platform", "env", "executable", "cwd", "osrelease"),
+    ("platform", "env", "executable", "cwd", "osrelease", "head"),
     [
-        ("linux", {}, "/mnt/c/Python312/python.exe", "/home/j", WSL_KERNEL),
-        ("linux", {"WSL_DISTRO_NAME": "Ubuntu"}, "/mnt/c/Python312/python3", "/home/j", ""),
-        ("linux", {"WSL_DISTRO_NAME": "Ubuntu"}, "/opt/py/python.exe", "/home/j", ""),
+        ("linux", {}, "/mnt/c/Python312/python.exe", "/home/j", WSL_KERNEL, PE),
+        ("linux", {"WSL_DISTRO_NAME": "Ubuntu"}, "/mnt/c/Python312/python3", "/home/j", "", PE),
+        ("linux", {"WSL_DISTRO_NAME": "Ubuntu"}, "/opt/py/python.exe", "/home/j", "", ELF),
         # the Windows process itself, started from a WSL shell: its cwd is the WSL share
-        ("win32", {}, "C:\\Python312\\python.exe", "\\\\wsl.localhost\\Ubuntu\\home\\j", ""),
-        ("win32", {}, "C:\\Python312\\python.exe", "//wsl$/Ubuntu/home/j", ""),
+        ("win32", {}, "C:\\Python312\\python.exe", "\\\\wsl.localhost\\Ubuntu\\home\\j", "", PE),
+        ("win32", {}, "C:\\Python312\\python.exe", "//wsl$/Ubuntu/home/j", "", PE),
     ],
 )
 def test_a_windows_python_inside_wsl_is_refused(
-    platform: str, env: dict[str, str], executable: str, cwd: str, osrelease: str
+    platform: str, env: dict[str, str], executable: str, cwd: str, osrelease: str, head: bytes
 ) -> None:
     with pytest.raises(UsageError) as err:
         refuse_foreign_python(
-            platform=platform, env=env, executable=executable, cwd=cwd, osrelease=osrelease
-        )
+            platform=platform, env=env, executable=executable, cwd=cwd, osrelease=osrelease,
+            head=head,
+        )  # fmt: skip
     assert err.value.one_line() == (
         f"msd-install is running inside WSL under a Windows Python ({executable}), which "
         "would register Windows paths for Linux runtimes (install a Linux python3 in WSL "
@@ -48,20 +52,28 @@ def test_a_windows_python_inside_wsl_is_refused(
 
 
 @pytest.mark.parametrize(
-    ("platform", "env", "executable", "cwd", "osrelease"),
+    ("platform", "env", "executable", "cwd", "osrelease", "head"),
     [
-        ("linux", {"WSL_DISTRO_NAME": "Ubuntu"}, "/usr/bin/python3", "/mnt/c/src", WSL_KERNEL),
-        ("linux", {}, "/opt/odd/python.exe", "/home/j", "6.8.0-45-generic\n"),
-        ("win32", {}, "C:\\Python312\\python.exe", "C:\\Users\\j", ""),
-        ("darwin", {}, "/usr/local/bin/python3.12", "/Users/j", ""),
+        ("linux", {"WSL_DISTRO_NAME": "Ubuntu"}, "/usr/bin/python3", "/mnt/c/src", WSL_KERNEL, ELF),
+        # a Linux venv kept on the Windows drive is a Linux program
+        ("linux", {}, "/mnt/c/src/app/.venv/bin/python3", "/mnt/c/src/app", WSL_KERNEL, ELF),
+        ("linux", {}, "/opt/odd/python.exe", "/home/j", "6.8.0-45-generic\n", ELF),
+        ("win32", {}, "C:\\Python312\\python.exe", "C:\\Users\\j", "", PE),
+        ("darwin", {}, "/usr/local/bin/python3.12", "/Users/j", "", b"\xcf\xfa\xed\xfe"),
     ],
 )
 def test_native_pythons_pass(
-    platform: str, env: dict[str, str], executable: str, cwd: str, osrelease: str
+    platform: str, env: dict[str, str], executable: str, cwd: str, osrelease: str, head: bytes
 ) -> None:
     refuse_foreign_python(
-        platform=platform, env=env, executable=executable, cwd=cwd, osrelease=osrelease
-    )
+        platform=platform, env=env, executable=executable, cwd=cwd, osrelease=osrelease,
+        head=head,
+    )  # fmt: skip
+
+
+def test_this_machines_python_is_read_as_a_native_program() -> None:
+    assert executable_head(sys.executable) in (ELF, b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe")
+    assert executable_head("/no/such/python") == b""
 
 
 def test_cli_under_a_windows_python_in_wsl_says_so_and_writes_nothing(tmp_path: Path) -> None:

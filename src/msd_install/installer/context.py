@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PureWindowsPath
 
 from ..errors import UnusablePathError, UsageError
-from .interpreter import choose_interpreter, refuse_foreign_python
+from .interpreter import choose_interpreter, executable_head, refuse_foreign_python
 
 GLOBAL = "global"
 LOCAL = "local"
@@ -134,6 +134,7 @@ def from_environment(
         executable=sys.executable,
         cwd=str(Path.cwd()),
         osrelease=_osrelease(),
+        head=executable_head(sys.executable),
     )
     home = Path(env["HOME"]) if env.get("HOME") else Path.home()
     _text_path("HOME", home)

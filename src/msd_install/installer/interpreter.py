@@ -161,12 +161,15 @@ def _homebrew_link(path: str, version: tuple[int, int, int], probe: Probe) -> st
 
 
 def refuse_foreign_python(
-    *, platform: str, env: Mapping[str, str], executable: str, cwd: str, osrelease: str
+    *, platform: str, env: Mapping[str, str], executable: str, cwd: str, osrelease: str, head: bytes
 ) -> None:
     """A Windows Python run from inside WSL would register ``C:/...`` commands into Linux
-    configs (or Linux paths into Windows ones): refused with what to do instead."""
+    configs (or Linux paths into Windows ones): refused with what to do instead.
+
+    ``head``: the first bytes of ``executable`` (``MZ`` for a Windows program, which WSL
+    runs through its interop; a Linux venv under ``/mnt/c/`` is an ELF file and welcome)."""
     wsl = "microsoft" in osrelease.lower() or bool(env.get("WSL_DISTRO_NAME"))
-    windows_python = executable.lower().endswith(".exe") or executable.startswith("/mnt/")
+    windows_python = executable.lower().endswith(".exe") or head.startswith(b"MZ")
     on_wsl_share = platform == "win32" and cwd.replace("/", "\\").lower().startswith(
         ("\\\\wsl$\\", "\\\\wsl.localhost\\")
     )
@@ -177,3 +180,12 @@ def refuse_foreign_python(
             hint="install a Linux python3 in WSL (sudo apt install python3 pipx) and run "
             "msd-install with it; for Windows runtimes run it from Windows",
         )
+
+
+def executable_head(path: str) -> bytes:
+    """The first bytes of a program (``MZ``, ``\\x7fELF``, ``#!``), empty if unreadable."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(4)
+    except OSError:
+        return b""
