@@ -100,16 +100,21 @@ def cli(
         names = list(RUNTIMES)
     scope = LOCAL if local else GLOBAL if (global_ or config_dir is not None) else None
     probe = context.from_environment(scope=scope or GLOBAL)
+    why = "no terminal to ask on"
+    if probe.ci and interactive:  # a CI job never waits for an answer, even on a terminal
+        interactive, why = False, "CI is set"
     if not names:
         names = (
             _ask_runtimes(probe)
             if interactive
-            else _missing("no runtime given", "--claude (or --all)")
+            else _missing("no runtime given", "--claude (or --all)", why)
         )
     if config_dir is not None and len(names) > 1:
         raise UsageError("--config-dir applies to one runtime; name exactly one")
     if scope is None:
-        scope = _ask_scope() if interactive else _missing("no scope given", "--global or --local")
+        scope = (
+            _ask_scope() if interactive else _missing("no scope given", "--global or --local", why)
+        )
     names = _in_scope(names, scope, everything=all_, quiet=as_json)
     ctx = context.from_environment(
         scope=scope, config_dir=config_dir, force=force, force_statusline=force_statusline
@@ -205,8 +210,8 @@ def _bounds(runtime: Adapter, ctx: Context) -> Callable[[], Bounds]:
     return lambda: runtime.plan(ctx, load_payload()).bounds()
 
 
-def _missing(what: str, flags: str) -> Any:
-    raise UsageError(f"{what} and no terminal to ask on; pass {flags}")
+def _missing(what: str, flags: str, why: str) -> Any:
+    raise UsageError(f"{what} and {why}; pass {flags}")
 
 
 def _ask_runtimes(ctx: Context) -> list[str]:
