@@ -1,0 +1,83 @@
+"""One updating line on a terminal's stderr while a run takes longer than a second.
+
+Shown only when stderr is a terminal and the output is text (never under ``--json``, never
+in a pipe or a log); it names the runtime being worked on and counts the changes made so
+far, and is erased before anything else is printed. A quick run shows nothing at all.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from types import TracebackType
+from typing import TextIO
+
+DELAY = 1.0  # seconds of silence before the line appears
+INTERVAL = 0.1  # seconds between redraws
+
+
+class Progress:
+    """``with Progress(stream) as p: p.step("installing Claude Code (1/3)"); p.tick(n)``;
+    ``stream`` None: shows nothing (and starts no thread)."""
+
+    def __init__(self, stream: TextIO | None, delay: float = DELAY) -> None:
+        self._stream = stream
+        self._delay = delay
+        self._what = ""
+        self._changes = 0
+        self._start = time.monotonic()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._width = 0  # of the line on screen, to erase it
+
+    def __enter__(self) -> Progress:
+        if self._stream is not None:
+            self._thread = threading.Thread(target=self._run, name="msd-progress", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def step(self, what: str) -> None:
+        self._what = what
+        self._changes = 0
+
+    def tick(self, changes: int) -> None:
+        """The engine is about to make its ``changes``-th change of this runtime's run."""
+        self._changes = changes
+
+    def close(self) -> None:
+        """Stop and erase the line (before the caller prints anything)."""
+        if self._thread is None:
+            return
+        self._stop.set()
+        self._thread.join()
+        self._thread = None
+        if self._width and self._stream is not None:
+            self._stream.write("\r" + " " * self._width + "\r")
+            self._stream.flush()
+
+    def _run(self) -> None:
+        if self._stop.wait(self._delay):
+            return
+        while not self._stop.is_set():
+            self._draw()
+            self._stop.wait(INTERVAL)
+
+    def _draw(self) -> None:
+        assert self._stream is not None
+        seconds = int(time.monotonic() - self._start)
+        done = f", {self._changes} changes" if self._changes else ""
+        line = f"msd-install: {self._what}{done} ({seconds} s)"
+        room = shutil.get_terminal_size((80, 24)).columns - 1
+        line = line[:room]
+        self._stream.write("\r" + line.ljust(self._width))
+        self._stream.flush()
+        self._width = max(self._width, len(line))
