@@ -33,6 +33,7 @@ from .runtimes._base import Adapter
 from .style import PLAIN, Style, for_stream
 
 JSON_FORMAT = 1
+INTERRUPTED = "interrupted; every change of this run was rolled back"
 # the command a user types first in a runtime, in the runtime's own syntax (Adapter.invoke)
 FIRST_COMMAND = "msd-help"
 
@@ -338,7 +339,9 @@ def main(argv: list[str] | None = None) -> None:
     as_json = "--json" in args[: args.index("--")] if "--" in args else "--json" in args
     try:
         command.main(args=args, prog_name=name, standalone_mode=False)
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:
+        if isinstance(exc.__context__, KeyboardInterrupt):  # click turns Ctrl-C into Abort
+            _fail(as_json, 130, "interrupted", INTERRUPTED)
         _fail(as_json, 130, "aborted", "aborted; nothing was changed")
     except click.ClickException as exc:
         code = 2 if isinstance(exc, click.UsageError) else exc.exit_code
@@ -351,8 +354,7 @@ def main(argv: list[str] | None = None) -> None:
         line = f"error: {exc.one_line()}"
         _fail(as_json, exc.exit_code, kind, line, path=exc.path, done=exc.done)
     except KeyboardInterrupt:
-        line = "interrupted; every change of this run was rolled back"
-        _fail(as_json, 130, "interrupted", line)
+        _fail(as_json, 130, "interrupted", INTERRUPTED)
     except Exception as exc:  # a bug: keep the traceback, show one line
         log = _write_crash_log(exc)
         line = (

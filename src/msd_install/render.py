@@ -67,11 +67,10 @@ def render_text(
 
 
 def summary(result: Result, home: Path) -> str:
-    """``install claude (global) at ~/.claude: 152 created, 3 updated, 0 conflicts``."""
+    """``install claude (global) at ~/.claude: 152 created, 3 updated, 1 conflict``: the
+    counts that are not 0 (so "conflict" appears only when there is one)."""
     words = WOULD if result.dry_run else DONE
     counts = [_count(result.count(v), words[v]) for v in VERBS if result.count(v)]
-    if result.command == "install" and not result.conflicts:
-        counts.append("0 conflicts")
     where = f"{result.runtime} ({result.scope}) at {show_path(result.root, home)}"
     head = f"{'dry run: ' if result.dry_run else ''}{result.command} {where}"
     return f"{head}: {', '.join(counts) or 'nothing to do'}"

@@ -63,7 +63,7 @@ def test_text_mode_shows_what_finished_before_the_error(tmp_path: Path) -> None:
     proc = run_cli(["--claude", "--codex", "--global", "--yes"], home)
     assert proc.returncode == 4
     first = proc.stdout.splitlines()[0]  # the summary of what finished: claude
-    assert re.fullmatch(r"install claude \(global\) at ~/\.claude: \d+ created, 0 conflicts", first)
+    assert re.fullmatch(r"install claude \(global\) at ~/\.claude: \d+ created", first)
     assert "codex" not in proc.stdout
     assert (
         proc.stderr.strip()
