@@ -30,6 +30,7 @@ class Progress:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._width = 0  # of the line on screen, to erase it
+        self._drawing = threading.Lock()
 
     def __enter__(self) -> Progress:
         if self._stream is not None:
@@ -48,6 +49,8 @@ class Progress:
     def step(self, what: str) -> None:
         self._what = what
         self._changes = 0
+        if self._thread is not None and time.monotonic() - self._start >= self._delay:
+            self._draw()  # at once: the next redraw may come after this step is over
 
     def tick(self, changes: int) -> None:
         """The engine is about to make its ``changes``-th change of this runtime's run."""
@@ -61,7 +64,8 @@ class Progress:
         self._thread.join()
         self._thread = None
         if self._width and self._stream is not None:
-            self._stream.write("\r" + " " * self._width + "\r")
+            self._width, width = 0, self._width
+            self._stream.write("\r" + " " * width + "\r")
             self._stream.flush()
 
     def _run(self) -> None:
@@ -72,12 +76,16 @@ class Progress:
             self._stop.wait(INTERVAL)
 
     def _draw(self) -> None:
-        assert self._stream is not None
+        with self._drawing:
+            if self._stream is not None and self._what and not self._stop.is_set():
+                self._write(self._stream)
+
+    def _write(self, stream: TextIO) -> None:
         seconds = int(time.monotonic() - self._start)
         done = f", {self._changes} changes" if self._changes else ""
         line = f"msd-install: {self._what}{done} ({seconds} s)"
         room = shutil.get_terminal_size((80, 24)).columns - 1
         line = line[:room]
-        self._stream.write("\r" + line.ljust(self._width))
-        self._stream.flush()
+        stream.write("\r" + line.ljust(self._width))
+        stream.flush()
         self._width = max(self._width, len(line))

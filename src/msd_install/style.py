@@ -32,7 +32,7 @@ class Style:
     def paint(self, text: str, fg: str | None = None, *, bold: bool = False) -> str:
         if not self.color or (fg is None and not bold):
             return text
-        return click.style(text, fg=fg, bold=bold)
+        return click.style(text, fg=fg, bold=bold or None)  # False would emit a reset code
 
     def verb(self, verb: str, width: int = 9) -> str:
         """The verb padded to ``width`` (the padding stays outside the colour codes)."""
