@@ -85,3 +85,15 @@ def test_every_runtime_says_how_to_run_its_first_command(tmp_path: Path) -> None
         help_text = (root / "msd-core/workflows/help.md").read_text()
         assert command in help_text, name
     assert {c for _, c in nexts} == {"/msd-help", "$msd-help", "/skill:msd-help"}
+
+
+def test_doctor_has_its_own_usage_and_the_main_help_names_it(tmp_path: Path) -> None:
+    proc = run_cli(["doctor", "--bad-flag"], tmp_path)
+    assert proc.returncode == 2 and proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert lines[0] == "Usage: msd-install doctor [OPTIONS]"
+    assert lines[-1] == "Error: No such option '--bad-flag'."
+    proc = run_cli(["doctor", "--help"], tmp_path)
+    assert proc.returncode == 0 and "--json" in proc.stdout and "--claude" not in proc.stdout
+    proc = run_cli(["--help"], tmp_path)
+    assert "-v, --verbose" in proc.stdout and "msd-install doctor" in proc.stdout
