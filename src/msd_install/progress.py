@@ -7,7 +7,7 @@ far, and is erased before anything else is printed. A quick run shows nothing at
 
 from __future__ import annotations
 
-import shutil
+import os
 import threading
 import time
 from types import TracebackType
@@ -84,7 +84,11 @@ class Progress:
         seconds = int(time.monotonic() - self._start)
         done = f", {self._changes} changes" if self._changes else ""
         line = f"msd-install: {self._what}{done} ({seconds} s)"
-        room = shutil.get_terminal_size((80, 24)).columns - 1
+        try:  # the width of the terminal the line is drawn on (0 on a fresh pty: 80)
+            columns = os.get_terminal_size(stream.fileno()).columns
+        except (OSError, ValueError, AttributeError):
+            columns = 0
+        room = (columns or 80) - 1  # never the last column: the line would wrap
         line = line[:room]
         stream.write("\r" + line.ljust(self._width))
         stream.flush()

@@ -4,10 +4,13 @@ usage errors before any prompt."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import select
+import struct
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -17,12 +20,14 @@ ESC = "\x1b["
 
 
 def on_terminal(
-    args: list[str], home: Path, *, stdout_too: bool = True, **env: str
+    args: list[str], home: Path, *, stdout_too: bool = True, columns: int = 0, **env: str
 ) -> tuple[int, str, str]:
     """Run the CLI with stdin and stderr (and stdout, unless ``stdout_too`` is false: then a
-    pipe) on a pseudo-terminal; returns the exit code, what the terminal showed, and what
-    went into the pipe."""
+    pipe) on a pseudo-terminal (``columns`` wide, 0: unset); returns the exit code, what the
+    terminal showed, and what went into the pipe."""
     master, slave = os.openpty()
+    if columns:
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
     proc = subprocess.Popen(
         [sys.executable, "-m", "msd_install", *args],
         cwd=home,
@@ -99,6 +104,12 @@ def test_progress_line_on_a_terminal_for_a_long_run(tmp_path: Path) -> None:
         ["--claude", "--global", "--yes", "--dry-run"], home, stdout_too=False, **fast
     )
     assert code == 0 and "msd-install: checking Claude Code (1/1)" in shown
+    code, shown, piped = on_terminal(
+        ["--claude", "--global", "--yes", "--dry-run"], home, stdout_too=False, columns=30, **fast
+    )
+    drawn = [part for part in shown.split("\r") if part.strip()]
+    assert code == 0 and drawn and all(len(part) <= 29 for part in drawn)  # never wraps
+    assert drawn[0] == "msd-install: checking Claude "
 
     # never under --json (stdout holds one document, stderr stays quiet), never in a pipe
     code, shown, piped = on_terminal(
