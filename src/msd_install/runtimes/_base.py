@@ -48,6 +48,9 @@ class Adapter:
     scopes: tuple[str, ...] = ("global", "local")
     # where the adapter's facts come from and what is still uncertain (the runtime matrix)
     sources: str = ""
+    # what a user types in this runtime to run msd's command ``name`` (the "next:" line of a
+    # run); the same fact as the payload conversion's ``Dialect.invoke``
+    invoke: Callable[[str], str] = lambda name: f"/{name}"
 
     def root(self, ctx: Context) -> Path:
         """The root for the context's scope, absolute and normalised (no ``..``, no ``.``)."""
