@@ -108,3 +108,33 @@ def test_a_committed_record_with_the_wrong_format_does_not_block_uninstall(
     # undo safely", on every uninstall from now on (the manifest is Bob's, trusted)
     assert proc.returncode == 0, proc.stderr
     assert (project / ".mcp.json").read_text() == mine
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a trusted --local uninstall edits a config file through a link out of the project",
+)
+def test_a_local_uninstall_never_edits_a_config_file_outside_the_project(tmp_path: Path) -> None:
+    """The install refuses a config symlink leading out of the project ("not followed in a
+    --local install (a cloned project could point it anywhere)"); the uninstall of the same
+    (trusted) root follows it and edits the file it leads to."""
+    alice, bob, _ = _homes(tmp_path)
+    project = bob / "proj"
+    project.mkdir()
+    mine = '{\n  "model": "opus",\n  "hooks": {}\n}\n'
+    (bob / ".claude").mkdir()
+    (bob / ".claude/settings.json").write_text(mine)  # Bob's own global settings
+    assert run_cli(ARGS, alice, cwd=project).returncode == 0
+    first = run_cli(ARGS, bob, cwd=project)  # the committed install: kept, now Bob's
+    assert first.returncode == 0 and KEPT in first.stdout, first.stdout
+    # the next pull: the project's settings.json becomes a relative link into Bob's home
+    settings = project / ".claude/settings.json"
+    settings.unlink()
+    settings.symlink_to("../../.claude/settings.json")
+    again = run_cli(ARGS, bob, cwd=project)
+    assert "not followed in a --local install" in again.stdout  # the install refuses it
+    assert (bob / ".claude/settings.json").read_text() == mine
+    proc = run_cli([*ARGS, "--uninstall"], bob, cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    # actual: Bob's "hooks": {} is gone (msd's "container" op applied to his global file)
+    assert (bob / ".claude/settings.json").read_text() == mine
