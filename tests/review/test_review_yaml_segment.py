@@ -53,25 +53,34 @@ def test_a_look_alike_key_line_in_a_string_is_never_edited(tmp_path: Path) -> No
     strict=True,
     reason="block removal takes the newline msd added; the spliced file is not re-parsed",
 )
+@pytest.mark.parametrize(
+    ("before", "mine"),
+    [
+        # glued into "model: xmax_turns: 60": not YAML any more, exit 0
+        ("model: x", {"model": "x", "max_turns": 60}),
+        # glued into "# tuned for workmax_turns: 60": valid YAML, the user's setting silently
+        # commented out, exit 0
+        ("model: x\n# tuned for work", {"model": "x", "max_turns": 60}),
+    ],
+)
 def test_uninstall_after_a_key_appended_to_a_file_that_had_no_final_newline(
-    tmp_path: Path,
+    tmp_path: Path, before: str, mine: dict[str, object]
 ) -> None:
     """config.yaml had no final newline, so msd's block began with one. The user then appends
-    a key (an editor, ``echo >>``). Removing the block on its own takes that newline with it:
-    ``model: x`` and the user's new line are glued into ``model: xother: 2`` (not YAML, and
-    the user's value changed), exit 0. Before b72331c the whole-file check refused this
-    splice and removed the block by its lines instead."""
+    a setting (an editor, ``echo >> config.yaml``). Removing the block on its own takes that
+    newline with it and glues the user's last line to the new one. Before b72331c the
+    whole-file check refused this splice and removed the block by its lines instead."""
     from ruamel.yaml import YAML
 
     home = tmp_path / "home"
-    build(home, {".hermes/config.yaml": "model: x"})
+    build(home, {".hermes/config.yaml": before})
     assert run_cli(HERMES, home).returncode == 0
     config = home / ".hermes/config.yaml"
     with config.open("a") as handle:
-        handle.write("other: 2\n")
+        handle.write("max_turns: 60\n")
     proc = run_cli([*HERMES, "--uninstall"], home)
     text = config.read_text()
     assert proc.returncode == 0, proc.stderr
-    data = YAML(typ="safe", pure=True).load(text)  # actual: ScannerError, "model: xother: 2"
-    assert data["model"] == "x" and data["other"] == 2, text
+    data = YAML(typ="safe", pure=True).load(text)
+    assert {k: data.get(k) for k in mine} == mine, text
     assert "msd" not in text
