@@ -138,6 +138,6 @@ def test_a_local_uninstall_never_edits_a_config_file_outside_the_project(tmp_pat
     assert "not followed in a --local install" in again.stdout  # the install refuses it
     assert (bob / ".claude/settings.json").read_text() == mine
     proc = run_cli([*ARGS, "--uninstall"], bob, cwd=project)
-    assert proc.returncode == 0, proc.stderr
-    # actual: Bob's "hooks": {} is gone (msd's "container" op applied to his global file)
+    assert proc.returncode in (0, 4), proc.stderr  # skipped or refused: either is fine
+    # actual: exit 0 and Bob's "hooks": {} is gone (msd's "container" op applied to his global file)
     assert (bob / ".claude/settings.json").read_text() == mine
