@@ -12,16 +12,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from helpers import build, run_cli
 
 MINE = '    "mine": {"type": "local", "command": ["mine"]},\n'
 
 
-@pytest.mark.xfail(
-    strict=True, reason="the trailing comma after msd's only member is kept: '{,' is refused"
-)
 def test_uninstall_after_the_user_removed_their_own_server(tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
     home.mkdir()

@@ -26,10 +26,6 @@ CONFIG = (
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="_scoped never re-parses the whole file: a look-alike line in a string is edited",
-)
 def test_a_look_alike_key_line_in_a_string_is_never_edited(tmp_path: Path) -> None:
     from ruamel.yaml import YAML
 
@@ -49,10 +45,6 @@ def test_a_look_alike_key_line_in_a_string_is_never_edited(tmp_path: Path) -> No
     assert "msd" in data["mcp_servers"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="block removal takes the newline msd added; the spliced file is not re-parsed",
-)
 @pytest.mark.parametrize(
     ("before", "mine"),
     [

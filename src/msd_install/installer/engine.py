@@ -129,7 +129,7 @@ def uninstall(
         if found is None:
             result.notes.append(_no_manifest(root))
         else:
-            resolve_uninstall(found, result)
+            resolve_uninstall(found, result, _fence(ctx))
         return result
     with _transaction(fault) as tx:
         with lock.hold(root, lock_timeout):
@@ -141,8 +141,8 @@ def uninstall(
                     registry.drop_if_empty(tx)
                 return result
             with _journaled(tx, root, "uninstall"):
-                steps = resolve_uninstall(found, result)
-                guard = _guard(root, bounds(), found.trusted)
+                steps = resolve_uninstall(found, result, _fence(ctx))
+                guard = Guard(root, bounds().config_files, found.trusted, _fence(ctx))
                 kept = list(execute(steps, tx, guard))
                 above = [found.abs(d) for d in found.dirs if _at_or_above(found.abs(d), root)]
                 stay = _staying(root, above)
@@ -310,8 +310,9 @@ def _load(
     return found
 
 
-def _guard(root: Path, bounds: Bounds, follow_links: bool) -> Guard:
-    return Guard(root, bounds.config_files, follow_links)
+def _fence(ctx: Context) -> Path | None:
+    """A --local run changes nothing outside the project, whoever wrote the manifest."""
+    return ctx.cwd if ctx.is_local else None
 
 
 def _root_in_project(root: Path, project: Path) -> None:

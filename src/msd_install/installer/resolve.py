@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..errors import FileAccessError
 from .confine import read_beneath, read_plain
 from .context import Context
 from .fs import sha256_bytes
@@ -197,8 +198,12 @@ def restore_steps(manifest: Manifest, record: BackupRecord) -> list[Step]:
     if record.get("link"):
         return [Remove(path), Symlink(path, record["link"])]
     backup = manifest.abs(record["backup"])
-    # a foreign manifest's backup is read beneath the root: never an outside file's bytes
-    data = read_plain(backup) if manifest.trusted else read_beneath(manifest.root, backup)
+    # read beneath the root, whoever wrote the manifest: never an outside file's bytes (a
+    # project's msd-backups/ pulled in as a link out of it), and then never removed there
+    try:
+        data = read_beneath(manifest.root, backup)
+    except FileAccessError:
+        return []
     if data is None:
         return []
     return [Write(path, data, record.get("mode")), Remove(backup)]
