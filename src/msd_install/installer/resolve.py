@@ -70,7 +70,7 @@ def resolve_install(
     # write it: a teammate's committed install stays byte for byte, and becomes trusted
     res.digest = new.digest()
     if old is not None and not old.trusted and res.digest == old.original_digest:
-        result.notes.append(VERIFIED)
+        result.notes.append(VERIFIED if not result.dry_run else VERIFIED_DRY)
     elif old is None or not old.trusted or old.to_bytes() != new.to_bytes():
         res.steps.append(Write(new.path, new.to_bytes(), 0o644, barrier=True))
     return res
@@ -79,6 +79,10 @@ def resolve_install(
 VERIFIED = (
     "the manifest holds exactly what this msd-install writes here: kept as it is, and "
     "recorded as yours"
+)
+VERIFIED_DRY = (
+    "the manifest holds exactly what this msd-install writes here: a real run keeps it as "
+    "it is, and records it as yours"
 )
 
 
