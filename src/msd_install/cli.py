@@ -23,8 +23,10 @@ from .errors import MsdError, UsageError
 from .installer import context, engine
 from .installer.context import GLOBAL, LOCAL, Context
 from .installer.health import check_health, health_json
+from .installer.migrate import widened
 from .installer.plan import Bounds
 from .installer.report import Result
+from .migrations import ALL as MIGRATIONS
 from .payload import load as load_payload
 from .render import render_check, render_health, render_text
 from .runtimes import ADAPTERS, RUNTIMES
@@ -161,7 +163,8 @@ def _run(name: str, ctx: Context, *, uninstall: bool, dry_run: bool) -> Result:
         return engine.uninstall(
             name, ctx, runtime.root(ctx), _bounds(runtime, ctx), dry_run=dry_run, fault=fault
         )
-    return engine.install(runtime.plan(ctx, load_payload()), ctx, dry_run=dry_run, fault=fault)
+    plan = runtime.plan(ctx, load_payload())
+    return engine.install(plan, ctx, dry_run=dry_run, fault=fault, migrations=MIGRATIONS)
 
 
 def _signal_hook() -> Callable[[int], None] | None:
@@ -202,7 +205,8 @@ def _in_scope(names: list[str], scope: str, *, everything: bool, quiet: bool) ->
 def _bounds(runtime: Adapter, ctx: Context) -> Callable[[], Bounds]:
     """What a manifest in this root may name outside it: asked for only when one exists
     (planning refuses some roots, where there is then nothing to read anyway)."""
-    return lambda: runtime.plan(ctx, load_payload()).bounds()
+    plan = lambda: runtime.plan(ctx, load_payload()).bounds()  # noqa: E731
+    return widened(plan, runtime.root(ctx), MIGRATIONS)
 
 
 def _missing(what: str, flags: str) -> Any:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import FrameType
 
@@ -26,6 +26,7 @@ from .fs import Transaction
 from .guard import Guard
 from .journal import Journal
 from .manifestcheck import JOURNAL_DIR
+from .migrate import Migration, migrate, widened
 from .plan import Bounds, Plan
 from .recovery import recover
 from .registry import Registry
@@ -49,26 +50,40 @@ def install(
     dry_run: bool = False,
     fault: Fault | None = None,
     lock_timeout: float = 30.0,
+    migrations: Sequence[Migration] = (),
 ) -> Result:
+    """Install ``plan``. ``migrations`` (``msd_install.migrations.ALL``): those the root's
+    manifest has not recorded run first, in the same transaction (``installer/migrate.py``);
+    a dry run reports them and resolves the rest against the tree as it is."""
     result = Result("install", plan.runtime, plan.scope, plan.root, dry_run)
     result.notes.extend(plan.notes)
     registry = Registry(ctx.manifest_registry())
+    bounds = widened(plan.bounds, plan.root, migrations)
+    project = ctx.cwd if ctx.is_local else None
     if ctx.is_local:
         _root_in_project(plan.root, ctx.cwd)
     if dry_run:
         if plan.root.is_dir():
-            _recover(plan.root, plan.bounds, registry, result, ctx, lock_timeout=lock_timeout)
-        old = _load(plan.root, plan.bounds, registry, result) if plan.root.is_dir() else None
-        resolve_install(plan, ctx, old, result)
+            _recover(plan.root, bounds, registry, result, ctx, lock_timeout=lock_timeout)
+        old = _load(plan.root, bounds, registry, result) if plan.root.is_dir() else None
+        moved = migrate(old, migrations, result, project)
+        resolve_install(plan, ctx, old, result, applied=moved.applied)
         return result
     with _transaction(fault) as tx:
         created = tx.makedirs(plan.root)
         with lock.hold(plan.root, lock_timeout):
-            _recover(plan.root, plan.bounds, registry, result, ctx, locked=True)
+            _recover(plan.root, bounds, registry, result, ctx, locked=True)
             with _journaled(tx, plan.root, "install", tuple(created)):
-                old = _load(plan.root, plan.bounds, registry, result)
-                res = resolve_install(plan, ctx, old, result, root_created=tuple(created))
-                guard = Guard(plan.root, plan.bounds().config_files, res.follow_links, res.fence)
+                old = _load(plan.root, bounds, registry, result)
+                moved = migrate(old, migrations, result, project)
+                if old is not None and moved.steps:
+                    execute(moved.steps, tx, Guard(plan.root, bounds().config_files, True, project))
+                    old = moved.manifest
+                    old.dirs = [d for d in old.dirs if old.abs(d).is_dir()]
+                res = resolve_install(
+                    plan, ctx, old, result, root_created=tuple(created), applied=moved.applied
+                )
+                guard = Guard(plan.root, bounds().config_files, res.follow_links, res.fence)
                 execute(res.steps, tx, guard)
                 note = registry.record(tx, plan.root, res.digest)
                 result.notes.extend([note] if note else [])

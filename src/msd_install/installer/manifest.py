@@ -46,6 +46,7 @@ __all__ = [
     "ConfigOp",
     "ConfigRecord",
     "Manifest",
+    "MigrationRecord",
     "load",
 ]
 
@@ -88,7 +89,14 @@ class BackupRecord(TypedDict, total=False):
     link: str  # when it was a symlink: where it pointed
 
 
-class ManifestDoc(TypedDict):
+class MigrationRecord(TypedDict):
+    """A migration applied to this root (or not needed): identified by id and version."""
+
+    id: str
+    version: str
+
+
+class _ManifestDoc(TypedDict):
     format: int
     installer_version: str
     runtime: str
@@ -99,6 +107,10 @@ class ManifestDoc(TypedDict):
     dirs: list[str]
     state: list[str]
     interpreter: str
+
+
+class ManifestDoc(_ManifestDoc, total=False):
+    migrations: list[MigrationRecord]  # written only when there is one (older manifests)
 
 
 @dataclass
@@ -116,6 +128,7 @@ class Manifest:
     # False for a manifest this user's msd-install did not write (``restrict``)
     trusted: bool = True
     withheld: list[str] = field(default_factory=list)  # what ``restrict`` left out, for notes
+    migrations: list[MigrationRecord] = field(default_factory=list)  # installer/migrate.py
 
     @property
     def path(self) -> Path:
@@ -132,7 +145,7 @@ class Manifest:
         return next((c for c in self.config if c["file"] == rel), None)
 
     def to_doc(self) -> ManifestDoc:
-        return {
+        doc: ManifestDoc = {
             "format": FORMAT,
             "installer_version": self.installer_version,
             "runtime": self.runtime,
@@ -144,6 +157,11 @@ class Manifest:
             "state": sorted(set(self.state)),
             "interpreter": self.interpreter,
         }
+        # absent when empty: a manifest from before migrations keeps its exact bytes (and so
+        # the digest the user's registry recorded for it)
+        if self.migrations:
+            doc["migrations"] = self.migrations
+        return doc
 
     def to_bytes(self) -> bytes:
         return (json.dumps(self.to_doc(), indent=2, ensure_ascii=False) + "\n").encode()
@@ -261,6 +279,7 @@ def validated(root: Path, bounds: Callable[[], Bounds]) -> Manifest | None:
         state=list(doc.get("state", [])),
         interpreter=doc.get("interpreter", ""),
         installer_version=doc.get("installer_version", "?"),
+        migrations=list(doc.get("migrations", [])),
     )
     return manifest
 
