@@ -27,6 +27,7 @@ from .installer.migrate import widened
 from .installer.plan import Bounds
 from .installer.report import Result
 from .migrations import ALL as MIGRATIONS
+from .migrations import released
 from .payload import load as load_payload
 from .render import render_check, render_health, render_text
 from .runtimes import ADAPTERS, RUNTIMES
@@ -55,6 +56,12 @@ def _runtime_options(func: Any) -> Any:
     help="Use this directory as the runtime's global root.",
 )
 @click.option("-u", "--uninstall", is_flag=True, help="Remove what msd-install installed.")
+@click.option(
+    "--adopt",
+    is_flag=True,
+    help="Rebuild a missing or damaged install manifest from the files on disk (baseline "
+    "scan): msd's files are adopted, yours and unknown ones kept; nothing else changes.",
+)
 @click.option("--dry-run", is_flag=True, help="Show what would happen; write nothing.")
 @click.option(
     "--check",
@@ -81,6 +88,7 @@ def cli(
     local: bool,
     config_dir: str | None,
     uninstall: bool,
+    adopt: bool,
     dry_run: bool,
     check: bool,
     as_json: bool,
@@ -97,6 +105,8 @@ def cli(
         raise UsageError("--config-dir names a global root; it cannot be used with --local")
     if check and uninstall:
         raise UsageError("--check and --uninstall cannot be used together")
+    if adopt and (uninstall or check):
+        raise UsageError(f"--adopt cannot be used with {'--uninstall' if uninstall else '--check'}")
     names = [n for n in RUNTIMES if flags.get(f"rt_{n}")]
     if all_:
         names = list(RUNTIMES)
@@ -131,7 +141,7 @@ def cli(
     results: list[Result] = []
     for name in names:
         try:
-            results.append(_run(name, ctx, uninstall=uninstall, dry_run=dry_run))
+            results.append(_run(name, ctx, uninstall=uninstall, dry_run=dry_run, adopt=adopt))
         except MsdError as exc:
             exc.done = [r.to_json() for r in results]
             if not as_json:
@@ -156,7 +166,7 @@ def cli(
     sys.exit(code)
 
 
-def _run(name: str, ctx: Context, *, uninstall: bool, dry_run: bool) -> Result:
+def _run(name: str, ctx: Context, *, uninstall: bool, dry_run: bool, adopt: bool = False) -> Result:
     runtime = ADAPTERS[name]
     fault = _signal_hook()
     if uninstall:
@@ -164,6 +174,9 @@ def _run(name: str, ctx: Context, *, uninstall: bool, dry_run: bool) -> Result:
             name, ctx, runtime.root(ctx), _bounds(runtime, ctx), dry_run=dry_run, fault=fault
         )
     plan = runtime.plan(ctx, load_payload())
+    if adopt:
+        known = released.known().get(name, {})
+        return engine.adopt(plan, ctx, known, dry_run=dry_run, fault=fault, migrations=MIGRATIONS)
     return engine.install(plan, ctx, dry_run=dry_run, fault=fault, migrations=MIGRATIONS)
 
 

@@ -33,7 +33,11 @@ def render_text(result: Result, home: Path) -> str:
     return "\n".join(lines)
 
 
-RUNTIME_TITLE = {"install": "Installing msd into", "uninstall": "Removing msd from"}
+RUNTIME_TITLE = {
+    "install": "Installing msd into",
+    "uninstall": "Removing msd from",
+    "adopt": "Adopting msd's files in",
+}
 
 
 def render_check(result: Result, home: Path) -> str:

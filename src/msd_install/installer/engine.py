@@ -20,7 +20,8 @@ from types import FrameType
 
 from ..errors import FileAccessError, MsdError
 from . import lock, manifest
-from .confine import escaping_link, show
+from .baseline import KnownFiles, resolve_adopt
+from .confine import escaping_link, read_plain, show
 from .context import Context
 from .fs import Transaction
 from .guard import Guard
@@ -86,6 +87,63 @@ def install(
                 guard = Guard(plan.root, bounds().config_files, res.follow_links, res.fence)
                 execute(res.steps, tx, guard)
                 note = registry.record(tx, plan.root, res.digest)
+                result.notes.extend([note] if note else [])
+            registry.confirm(plan.root)
+    return result
+
+
+def adopt(
+    plan: Plan,
+    ctx: Context,
+    known: KnownFiles,
+    *,
+    dry_run: bool = False,
+    fault: Fault | None = None,
+    lock_timeout: float = 30.0,
+    migrations: Sequence[Migration] = (),
+) -> Result:
+    """``--adopt``: a new manifest for ``plan.root`` from a baseline scan (``baseline``); a
+    damaged manifest is set aside, a valid one left alone. ``known``: released (path, hash)."""
+    result = Result("adopt", plan.runtime, plan.scope, plan.root, dry_run)
+    registry = Registry(ctx.manifest_registry())
+    bounds = widened(plan.bounds, plan.root, migrations)
+    if not plan.root.is_dir():
+        result.notes.append(f"nothing to adopt: {plan.root} does not exist")
+        return result
+    with contextlib.ExitStack() as stack:
+        tx = None if dry_run else stack.enter_context(_transaction(fault))
+        if tx is not None:
+            stack.enter_context(lock.hold(plan.root, lock_timeout))
+        with contextlib.suppress(MsdError):  # a damaged manifest is what we are here for
+            _recover(plan.root, bounds, registry, result, ctx, locked=tx is not None)
+        try:
+            found = manifest.validated(plan.root, bounds)
+            damaged = None
+        except MsdError as exc:
+            found, damaged = None, read_plain(plan.root / manifest.MANIFEST_NAME)
+            if damaged is None:
+                raise FileAccessError(
+                    "is not a plain file, so it cannot be kept aside: move it away yourself, "
+                    "then run --adopt again",
+                    path=plan.root / manifest.MANIFEST_NAME,
+                ) from exc
+        if found is not None:
+            result.notes.append(
+                "nothing to adopt: this root's manifest is valid (install or uninstall as usual)"
+            )
+            return result
+        python = "" if ctx.is_local else str(ctx.interpreter)
+        steps, _new = resolve_adopt(plan, python, known, damaged, result, [])
+        if tx is not None:
+            with _journaled(tx, plan.root, "install"):  # recovery undoes it like one
+                execute(
+                    steps,
+                    tx,
+                    Guard(
+                        plan.root, bounds().config_files, True, ctx.cwd if ctx.is_local else None
+                    ),
+                )
+                note = registry.record(tx, plan.root, _new.digest())
                 result.notes.extend([note] if note else [])
             registry.confirm(plan.root)
     return result

@@ -54,6 +54,11 @@ FORMAT = 1
 FOREIGN_CONFIG = "this root's manifest was not written by your msd-install"
 FOREIGN_LINK = f"a symlink leading out of the root, not followed: {FOREIGN_CONFIG}"
 MAX_BYTES = 16 << 20  # a real manifest is ~40 KB
+# the way out of a manifest that cannot be used (installer/baseline.py)
+ADOPT_HINT = (
+    "nothing was changed; to set it aside and rebuild it from the files on disk, run "
+    "msd-install --adopt with the same runtime and scope flags"
+)
 
 
 class FileRecord(TypedDict, total=False):
@@ -288,8 +293,7 @@ def _refused(path: Path, problem: str) -> ManifestError:
     return ManifestError(
         f"install manifest refused: {problem}",
         path=path,
-        hint="nothing was changed; a manifest msd-install did not write, such as one that "
-        "came with a cloned project, can be deleted",
+        hint=ADOPT_HINT.replace("; ", "; one that came with a cloned project can be deleted; ", 1),
     )
 
 
@@ -323,13 +327,15 @@ def _parse(raw: bytes, path: Path) -> dict[str, Any]:
         raise ManifestError(
             f"install manifest is not valid JSON ({show(reason, 120)[1:-1]})",
             path=path,
-            hint="restore it from a backup or reinstall with --force",
+            hint=ADOPT_HINT,
         ) from None
     if not isinstance(doc, dict) or type(doc.get("format")) is not int:
-        raise ManifestError("install manifest has no format version", path=path)
+        raise ManifestError("install manifest has no format version", path=path, hint=ADOPT_HINT)
     version: int = doc["format"]
     if version < FORMAT and version not in _UPGRADES:
-        raise ManifestError(f"install manifest has an unknown format {version}", path=path)
+        raise ManifestError(
+            f"install manifest has an unknown format {version}", path=path, hint=ADOPT_HINT
+        )
     if version > FORMAT:
         raise ManifestError(
             f"install manifest has format {version}, newer than this msd-install "
