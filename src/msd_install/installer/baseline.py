@@ -27,7 +27,7 @@ from .manifestcheck import BACKUPS_DIR, JOURNAL_DIR, MANIFEST_NAME, PATCHES_DIR
 from .plan import ITEM, MEMBER, ConfigEntry, Plan
 from .report import Result
 from .steps import Step, Write
-from .valuehash import value_hash
+from .valuehash import has_string, value_hash
 
 KnownFiles = Mapping[str, frozenset[str]]  # rel -> sha256 of every released rendering
 ASIDE = f"{MANIFEST_NAME}.damaged"
@@ -135,34 +135,64 @@ def _adopt_config(file: Path, entries: list[ConfigEntry], result: Result) -> Con
     ops: list[ConfigOp] = []
     for entry in entries:
         want = value_hash(entry.value)
-        if entry.kind == ITEM:
-            arr = doc.node(entry.path)
-            items = arr.items if arr is not None and arr.kind == "array" else []
-            if not any(value_hash(item.value) == want for item in items):
-                continue
-        else:
-            node = doc.node((*entry.path, entry.key))
-            if node is None or value_hash(node.value) != want:
-                continue
+        there = _ours_in(doc, entry)
+        if there is None:
+            continue
         op: ConfigOp = {
             "op": "item" if entry.kind == ITEM else "member",
             "path": list(entry.path),
-            "sha256": want,
+            "sha256": there,
             "label": entry.label or entry.ident,
             "value": entry.value,
         }
+        if there != want:  # the user's tuning of it: kept, and recorded as such
+            op["ours"] = want
         if entry.kind == MEMBER:
             op["key"] = entry.key
         if entry.marker:
             op["marker"] = entry.marker
         ops.append(op)
-        result.add("adopt", file, f"{op['label']}: ours")
+        tuned = " (with your changes)" if there != want else ""
+        result.add("adopt", file, f"{op['label']}: ours{tuned}")
     if not ops:
         return None
     containers = _containers(doc, ops)
     left, _kept = invert(doc, [*containers, *ops])
     created = left.text == fmt_of(fmt).empty
     return ConfigRecord(file="", fmt=fmt, created=created, ops=[*containers, *ops])
+
+
+def _ours_in(doc: ConfigDoc, entry: ConfigEntry) -> str | None:
+    """The hash of our entry as the file holds it: this version's exact value, or a value of
+    the same shape holding our marker (the command naming our script) where the user changed
+    a leaf (a timeout). One the user built their own hooks into is not adopted: uninstall
+    would take theirs away with it."""
+    want = value_hash(entry.value)
+
+    def ours(value: Any) -> bool:
+        return bool(entry.marker) and has_string(value, entry.marker) and _shape(value, entry.value)
+
+    if entry.kind == ITEM:
+        arr = doc.node(entry.path)
+        items = arr.items if arr is not None and arr.kind == "array" else []
+        if any(value_hash(item.value) == want for item in items):
+            return want
+        marked = [value_hash(i.value) for i in items if ours(i.value)]
+        return marked[0] if len(marked) == 1 else None
+    node = doc.node((*entry.path, entry.key))
+    if node is None:
+        return None
+    there = value_hash(node.value)
+    return there if there == want or ours(node.value) else None
+
+
+def _shape(a: Any, b: Any) -> bool:
+    """Same keys and list lengths all the way down (scalars may differ)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_shape(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_shape(x, y) for x, y in zip(a, b, strict=True))
+    return not isinstance(a, (dict, list)) and not isinstance(b, (dict, list))
 
 
 def _containers(doc: ConfigDoc, ops: list[ConfigOp]) -> list[ConfigOp]:
