@@ -38,7 +38,7 @@ NEW_HOOK, OLD_HOOK = "msd-secret-read-guard", "msd-secret-guard"
 
 
 def context(home: Path) -> Context:
-    """The context the CLI builds for ``msd-install --claude --global`` in ``home``
+    """The context the CLI builds for ``msd-install --<runtime> --global`` in ``home``
     (tests/helpers.cli_env: HOME and XDG_STATE_HOME under it)."""
     return Context(
         home=home,
@@ -98,11 +98,11 @@ def old_plan(plan: Plan, version: str) -> Plan:
     )
 
 
-def install_version(home: Path, version: str) -> Path:
-    """Install Claude Code (global) in ``home`` as ``version`` did; returns the root."""
+def install_version(home: Path, version: str, runtime: str = "claude") -> Path:
+    """Install ``runtime`` (global) in ``home`` as ``version`` did; returns the root."""
     assert version in VERSIONS, version
     ctx = context(home)
-    plan = old_plan(ADAPTERS["claude"].plan(ctx, load()), version)
+    plan = old_plan(ADAPTERS[runtime].plan(ctx, load()), version)
     engine.install(plan, ctx)
     manifest = plan.root / MANIFEST_NAME
     doc = json.loads(manifest.read_bytes())

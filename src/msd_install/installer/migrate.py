@@ -20,6 +20,7 @@ exactly equal to ``old`` becomes ``new``, in the file and in what the manifest r
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,8 @@ from .manifest import MigrationRecord as Applied
 from .plan import Bounds
 from .report import Result
 from .steps import MakeDir, Remove, RemoveDirIfEmpty, Step, Write, missing_dirs
+from .tuning import Merged
+from .tuning import apply as splice
 from .valuehash import has_string, value_hash
 
 
@@ -274,12 +277,15 @@ class _Run:
             if where is None:
                 continue
             current = doc.node(where).value
+            # leaf by leaf where the editor can, else the entry re-rendered (a TOML array)
+            merged = Merged(_swap(current, op.old, op.new))
+            merged.edits = [(leaf, op.new) for leaf in _leaves(current, op.old)]
             try:
-                for leaf in _leaves(current, op.old):
-                    doc = doc.replace_value((*where, *leaf), op.new)[0]
+                spliced = splice(doc, where, merged)
             except ValueError as exc:
                 raise refused(path, exc) from None
-            self.docs[rel] = (raw, doc)
+            _carry_interior(found, doc.text, spliced.text)
+            self.docs[rel] = (raw, spliced)
             _rerecord(found, current, op)
             self.result.add("migrate", path, f"{why}: {op.label}: {op.old} -> {op.new}")
 
@@ -357,3 +363,37 @@ def _rerecord(op: ConfigOp, current: Any, rewrite: RewriteValue) -> None:
         op.pop("ours")
     if op.get("marker") == rewrite.old:
         op["marker"] = rewrite.new
+
+
+def _carry_interior(op: ConfigOp, before: str, after: str) -> None:
+    """The text a TOML or YAML insertion recorded (``interior``: uninstall looks for exactly
+    that text first), with the rewrite applied to it, where the rewrite fell inside it."""
+    interior = op.get("interior")
+    if not interior:
+        return
+    head = 0
+    while head < min(len(before), len(after)) and before[head] == after[head]:
+        head += 1
+    tail = 0
+    while (
+        tail < min(len(before), len(after)) - head
+        and before[len(before) - 1 - tail] == after[len(after) - 1 - tail]
+    ):
+        tail += 1
+    old, new = before[head : len(before) - tail], after[head : len(after) - tail]
+    try:
+        pair = json.loads(interior)  # YAML: [inserted, replaced]
+    except ValueError:
+        pair = None
+    inserted = pair[0] if isinstance(pair, list) and len(pair) == 2 else interior
+    if not isinstance(inserted, str):
+        return
+    start = before.rfind(inserted)
+    if start < 0 or not (start <= head and len(before) - tail <= start + len(inserted)):
+        return
+    offset = head - start
+    text = inserted[:offset] + new + inserted[offset + len(old) :]
+    if isinstance(pair, list) and len(pair) == 2 and inserted is pair[0]:
+        op["interior"] = json.dumps([text, pair[1]])
+    else:
+        op["interior"] = text
