@@ -23,7 +23,7 @@ from .errors import MsdError, UsageError
 from .installer import context, engine
 from .installer.context import GLOBAL, LOCAL, Context
 from .installer.health import check_health, health_json
-from .installer.migrate import widened
+from .installer.migration import widened
 from .installer.plan import Bounds
 from .installer.report import Result
 from .migrations import ALL as MIGRATIONS

@@ -148,3 +148,13 @@ def test_adopt_dry_run_writes_nothing_and_flags_that_conflict_are_refused(tmp_pa
         bad = run_cli([*CLAUDE, "--adopt", flag], tmp_path)
         assert bad.returncode == 2
         assert bad.stderr.strip() == f"msd-install: error: --adopt cannot be used with {flag}"
+
+
+def test_doctor_says_an_adopted_install_wants_an_install_run(tmp_path: Path) -> None:
+    run_cli(CLAUDE, tmp_path)
+    (tmp_path / ".claude/msd-file-manifest.json").unlink()
+    assert run_cli([*CLAUDE, "--adopt"], tmp_path).returncode == 0
+    proc = run_cli(["doctor"], tmp_path)
+    assert f"rebuilt by --adopt; this is {__version__}: run it again to upgrade" in proc.stdout
+    assert run_cli(CLAUDE, tmp_path).returncode == 0
+    assert "rebuilt by --adopt" not in run_cli(["doctor"], tmp_path).stdout

@@ -31,6 +31,7 @@ from .valuehash import has_string, value_hash
 
 KnownFiles = Mapping[str, frozenset[str]]  # rel -> sha256 of every released rendering
 ASIDE = f"{MANIFEST_NAME}.damaged"
+ADOPTED = "adopted"  # the manifest's installer_version: which version wrote the files is unknown
 _SKIP = {BACKUPS_DIR, PATCHES_DIR, JOURNAL_DIR, "__pycache__"}
 
 
@@ -57,7 +58,7 @@ def resolve_adopt(
     new = Manifest(root=root, runtime=plan.runtime, scope=plan.scope, interpreter=interpreter)
     # the layout of whatever version put these files here is not known: every migration is
     # pending for the next install (each one only moves what it finds)
-    new.installer_version = "adopted"
+    new.installer_version = ADOPTED
     new.migrations = list(applied)
     steps: list[Step] = []
     if damaged is not None:

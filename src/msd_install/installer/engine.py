@@ -27,7 +27,8 @@ from .fs import Transaction
 from .guard import Guard
 from .journal import Journal
 from .manifestcheck import JOURNAL_DIR
-from .migrate import Migration, migrate, widened
+from .migrate import migrate
+from .migration import Migration, widened
 from .plan import Bounds, Plan
 from .recovery import recover
 from .registry import Registry

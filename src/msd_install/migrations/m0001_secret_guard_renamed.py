@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..installer.migrate import Move, Op, RenameConfigEntry, RewriteValue, View
+from ..installer.migration import Move, Op, RenameConfigEntry, RewriteValue, View
 
 OLD, NEW = "msd-secret-guard", "msd-secret-read-guard"
 

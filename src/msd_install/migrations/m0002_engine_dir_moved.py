@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..installer.migrate import Move, Op, RewriteValue, View
+from ..installer.migration import Move, Op, RewriteValue, View
 
 OLD, NEW = "msd/", "msd-core/"
 STATE = "msd/cache/msd-update-check.json"
