@@ -88,7 +88,9 @@ def test_adopting_a_root_with_no_manifest_then_uninstalling_gives_the_tree_back(
     (tmp_path / ".claude/msd-file-manifest.json").unlink()
     proc = run_cli([*CLAUDE, "--adopt"], tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[0] == "Adopting msd's files in claude (global) at ~/.claude"
+    first = proc.stdout.splitlines()[0]
+    assert first.startswith("adopt claude (global) at ~/.claude: 1 skipped, ")
+    assert first.endswith(" adopted")
     assert "  skip      ~/.claude/agents/my-agent.md  (unknown: not a file msd ships, kept)" in (
         proc.stdout
     )
@@ -142,7 +144,8 @@ def test_adopt_dry_run_writes_nothing_and_flags_that_conflict_are_refused(tmp_pa
     before = snapshot_but_registry(tmp_path)
     proc = run_cli([*CLAUDE, "--adopt", "--dry-run"], tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert "would adopt:" in proc.stdout
+    assert proc.stdout.startswith("dry run: adopt claude (global) at ~/.claude: 1 to back up,")
+    assert "  backup    ~/.claude/msd-file-manifest.json.damaged" in proc.stdout
     assert snapshot_but_registry(tmp_path) == before
     for flag in ("--uninstall", "--check"):
         bad = run_cli([*CLAUDE, "--adopt", flag], tmp_path)

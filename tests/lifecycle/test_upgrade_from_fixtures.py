@@ -126,7 +126,7 @@ def test_an_old_install_uninstalls_without_upgrading(tmp_path: Path) -> None:
 def test_dry_run_reports_migrations_and_changes_nothing(tmp_path: Path) -> None:
     install_version(tmp_path, "0.0.1")
     before = snapshot_but_registry(tmp_path)
-    proc = run_cli([*CLAUDE, "--dry-run"], tmp_path)
+    proc = run_cli([*CLAUDE, "--dry-run", "-v"], tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "migrate   ~/.claude/msd-core/VERSION  (0002-engine-dir-moved: moved from" in proc.stdout
     assert snapshot_but_registry(tmp_path) == before

@@ -70,6 +70,8 @@ class Plan:
     # config files the adapter uses for this root even where this plan adds nothing to them
     # (a version without the MCP server): a manifest naming them is still accepted and cleaned
     config_names: tuple[Path, ...] = ()
+    # values in the user's config that change what the install means to them (hooks off)
+    watches: tuple[Watch, ...] = ()
 
     def config_files(self) -> list[Path]:
         seen: dict[Path, None] = {}
@@ -80,6 +82,18 @@ class Plan:
     def bounds(self) -> Bounds:
         config = frozenset((*self.config_files(), *self.config_names))
         return Bounds(config, frozenset(self.state_files))
+
+
+@dataclass(frozen=True)
+class Watch:
+    """A setting of the user's that silences part of what we install (``disableAllHooks``):
+    when ``file`` holds ``equals`` at ``path``, the run says ``note`` (never changes it: the
+    setting is the user's)."""
+
+    file: Path
+    path: tuple[str, ...]
+    equals: Any
+    note: str
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,15 @@ from pathlib import Path
 from .. import schemas
 from ..errors import ConfigFileError
 from .configdoc import ConfigDoc, fmt_of, parse_text
-from .configedit import check_writable, open_doc, reconcile, refused, satisfied, value_hash
+from .configedit import (
+    check_writable,
+    open_doc,
+    ours_exactly,
+    reconcile,
+    refused,
+    satisfied,
+    value_hash,
+)
 from .confine import real_target
 from .fs import read_file
 from .manifest import ConfigOp, ConfigRecord, Manifest
@@ -52,12 +60,24 @@ def resolve_config(
         raw = read_file(path)
         fmt = entries[0].fmt if entries else (record["fmt"] if record else "json")
         doc = open_doc(path, raw, fmt)
+        _watch(plan, path, doc, result)
         created = raw is None or bool(record and record["created"])
         # a foreign record lost its markers: re-record the entries rather than carry it over
         if record is not None and res.follow_links and satisfied(doc, entries, old_ops):
             new.config.append(record)
             result.add("identical", path)
             _report_untouched(entries, doc, old_ops, result)
+            continue
+        # a foreign record that holds exactly what we would record (a teammate's committed
+        # install of this version) is carried over as it came: no churn in the project
+        original = old.original_config_for(path) if old is not None and record else None
+        if (
+            original is not None
+            and ours_exactly(original["ops"], entries)
+            and satisfied(doc, entries, original["ops"])
+        ):
+            new.config.append(original)
+            result.add("identical", path)
             continue
         try:
             rec = reconcile(path, doc, entries, old_ops)
@@ -93,6 +113,17 @@ def resolve_config(
         steps.append(Write(path, text.encode(), mode, expect=expect, in_place=True))
         result.add("create" if raw is None else "update", path)
     return steps
+
+
+def _watch(plan: Plan, path: Path, doc: ConfigDoc, result: Result) -> None:
+    """Say when a setting of the user's silences what we install (their hooks switch)."""
+    for watch in plan.watches:
+        if watch.file != path:
+            continue
+        node = doc.node(watch.path)
+        value = getattr(node, "value", None) if node is not None else None
+        if node is not None and type(value) is type(watch.equals) and value == watch.equals:
+            result.notes.append(watch.note)
 
 
 def _report_untouched(
