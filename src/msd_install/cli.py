@@ -23,8 +23,11 @@ from .errors import MsdError, UsageError
 from .installer import context, engine
 from .installer.context import GLOBAL, LOCAL, Context
 from .installer.health import check_health, health_json
+from .installer.migration import widened
 from .installer.plan import Bounds
 from .installer.report import Result
+from .migrations import ALL as MIGRATIONS
+from .migrations import released
 from .payload import load as load_payload
 from .progress import Progress
 from .render import next_step, render_check, render_health, render_text
@@ -61,6 +64,12 @@ def _runtime_options(func: Any) -> Any:
     help="Use this directory as the runtime's global root.",
 )
 @click.option("-u", "--uninstall", is_flag=True, help="Remove what msd-install installed.")
+@click.option(
+    "--adopt",
+    is_flag=True,
+    help="Rebuild a missing or damaged install manifest from the files on disk (baseline "
+    "scan): msd's files are adopted, yours and unknown ones kept; nothing else changes.",
+)
 @click.option("--dry-run", is_flag=True, help="Show what would happen; write nothing.")
 @click.option(
     "--check",
@@ -88,6 +97,7 @@ def cli(
     local: bool,
     config_dir: str | None,
     uninstall: bool,
+    adopt: bool,
     dry_run: bool,
     check: bool,
     as_json: bool,
@@ -105,6 +115,8 @@ def cli(
         raise UsageError("--config-dir names a global root; it cannot be used with --local")
     if check and uninstall:
         raise UsageError("--check and --uninstall cannot be used together")
+    if adopt and (uninstall or check):
+        raise UsageError(f"--adopt cannot be used with {'--uninstall' if uninstall else '--check'}")
     names = [n for n in RUNTIMES if flags.get(f"rt_{n}")]
     if all_:
         names = list(RUNTIMES)
@@ -147,11 +159,26 @@ def cli(
     shown = None if as_json or not sys.stderr.isatty() else sys.stderr
     with Progress(shown, _progress_delay(ctx)) as progress:
         for i, name in enumerate(names, 1):
-            doing = "checking" if dry_run else "removing msd from" if uninstall else "installing"
+            doing = (
+                "checking"
+                if dry_run
+                else "removing msd from"
+                if uninstall
+                else "adopting msd's files in"
+                if adopt
+                else "installing"
+            )
             progress.step(f"{doing} {ADAPTERS[name].label} ({i}/{len(names)})")
             try:
                 results.append(
-                    _run(name, ctx, uninstall=uninstall, dry_run=dry_run, tick=progress.tick)
+                    _run(
+                        name,
+                        ctx,
+                        uninstall=uninstall,
+                        dry_run=dry_run,
+                        tick=progress.tick,
+                        adopt=adopt,
+                    )
                 )
             except MsdError as exc:
                 progress.close()
@@ -205,6 +232,7 @@ def _run(
     uninstall: bool,
     dry_run: bool,
     tick: Callable[[int], None] | None = None,
+    adopt: bool = False,
 ) -> Result:
     """One runtime's run; ``tick(n)`` is called right before the engine's n-th change."""
     runtime = ADAPTERS[name]
@@ -213,7 +241,11 @@ def _run(
         return engine.uninstall(
             name, ctx, runtime.root(ctx), _bounds(runtime, ctx), dry_run=dry_run, fault=fault
         )
-    return engine.install(runtime.plan(ctx, load_payload()), ctx, dry_run=dry_run, fault=fault)
+    plan = runtime.plan(ctx, load_payload())
+    if adopt:
+        known = released.known().get(name, {})
+        return engine.adopt(plan, ctx, known, dry_run=dry_run, fault=fault, migrations=MIGRATIONS)
+    return engine.install(plan, ctx, dry_run=dry_run, fault=fault, migrations=MIGRATIONS)
 
 
 def _both(
@@ -267,7 +299,8 @@ def _in_scope(names: list[str], scope: str, *, everything: bool, quiet: bool) ->
 def _bounds(runtime: Adapter, ctx: Context) -> Callable[[], Bounds]:
     """What a manifest in this root may name outside it: asked for only when one exists
     (planning refuses some roots, where there is then nothing to read anyway)."""
-    return lambda: runtime.plan(ctx, load_payload()).bounds()
+    plan = lambda: runtime.plan(ctx, load_payload()).bounds()  # noqa: E731
+    return widened(plan, runtime.root(ctx), MIGRATIONS)
 
 
 def _missing(what: str, flags: str, why: str) -> Any:
