@@ -9,26 +9,28 @@ edited (nothing was changed); 5 another run holds the lock; 130 interrupted (rol
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from . import __version__
 from .errors import MsdError, UsageError
-from .installer import context, engine
+from .installer import context
 from .installer.context import GLOBAL, LOCAL, Context
-from .installer.health import check_health, health_json
-from .installer.plan import Bounds
-from .installer.report import Result
-from .payload import load as load_payload
-from .render import render_check, render_health, render_text
-from .runtimes import ADAPTERS, RUNTIMES
-from .runtimes._base import Adapter
+from .runtimes import RUNTIMES
+
+if TYPE_CHECKING:
+    from .installer.plan import Bounds
+    from .installer.report import Result
+    from .runtimes._base import Adapter
+
+# Only click, the context and the runtime names are imported up front: ``--help`` and usage
+# errors need nothing else; the engine, the adapters and the payload are imported by the
+# verbs that use them (``msd_install.entry`` answers ``--version`` without even click).
 
 JSON_FORMAT = 1
 
@@ -88,6 +90,8 @@ def cli(
     **flags: bool,
 ) -> None:
     """Install MSD Core into AI coding runtimes, or remove it again without a trace."""
+    from .runtimes import ADAPTERS
+
     interactive = not yes and sys.stdin.isatty() and sys.stdout.isatty() and not as_json
     if global_ and local:
         raise UsageError("--global and --local cannot be used together")
@@ -133,9 +137,13 @@ def cli(
         except MsdError as exc:
             exc.done = [r.to_json() for r in results]
             if not as_json:
+                from .render import render_text
+
                 for result in results:
                     click.echo(render_text(result, ctx.home))
             raise
+    from .render import render_check, render_text
+
     code = 1 if any(r.conflicts for r in results) and not uninstall else 0
     if check:
         code = 1 if any(r.drift for r in results) else 0
@@ -146,7 +154,7 @@ def cli(
             "exit_code": code,
             "results": [r.to_json() for r in results],
         }
-        click.echo(json.dumps(doc, indent=2))
+        click.echo(_dumps(doc))
     else:
         show = render_check if check else render_text
         for result in results:
@@ -155,13 +163,17 @@ def cli(
 
 
 def _run(name: str, ctx: Context, *, uninstall: bool, dry_run: bool) -> Result:
+    from . import payload
+    from .installer import engine
+    from .runtimes import ADAPTERS
+
     runtime = ADAPTERS[name]
     fault = _signal_hook()
     if uninstall:
         return engine.uninstall(
             name, ctx, runtime.root(ctx), _bounds(runtime, ctx), dry_run=dry_run, fault=fault
         )
-    return engine.install(runtime.plan(ctx, load_payload()), ctx, dry_run=dry_run, fault=fault)
+    return engine.install(runtime.plan(ctx, payload.load()), ctx, dry_run=dry_run, fault=fault)
 
 
 def _signal_hook() -> Callable[[int], None] | None:
@@ -186,6 +198,8 @@ def _signal_hook() -> Callable[[int], None] | None:
 def _in_scope(names: list[str], scope: str, *, everything: bool, quiet: bool) -> list[str]:
     """The runtimes that have ``scope``; naming one that has not is a usage error, --all
     leaves it out with a note."""
+    from .runtimes import ADAPTERS
+
     out = []
     for name in names:
         if scope in ADAPTERS[name].scopes:
@@ -202,7 +216,9 @@ def _in_scope(names: list[str], scope: str, *, everything: bool, quiet: bool) ->
 def _bounds(runtime: Adapter, ctx: Context) -> Callable[[], Bounds]:
     """What a manifest in this root may name outside it: asked for only when one exists
     (planning refuses some roots, where there is then nothing to read anyway)."""
-    return lambda: runtime.plan(ctx, load_payload()).bounds()
+    from . import payload
+
+    return lambda: runtime.plan(ctx, payload.load()).bounds()
 
 
 def _missing(what: str, flags: str) -> Any:
@@ -210,6 +226,8 @@ def _missing(what: str, flags: str) -> Any:
 
 
 def _ask_runtimes(ctx: Context) -> list[str]:
+    from .runtimes import ADAPTERS
+
     supported = list(ADAPTERS)
     found = {n: ADAPTERS[n].detect(ctx) for n in supported}
     detected = [n for n in supported if found[n].found]
@@ -240,6 +258,10 @@ def _ask_scope() -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 def doctor(as_json: bool) -> None:
     """Check every msd install (global, and local in this directory) for problems."""
+    from .installer.health import check_health, health_json
+    from .render import render_health
+    from .runtimes import ADAPTERS
+
     ctx = context.from_environment(scope=GLOBAL)
     reports = []
     seen: set[Path] = set()
@@ -254,14 +276,13 @@ def doctor(as_json: bool) -> None:
     code = 0 if all(h.healthy for h in reports) else 1
     if as_json:
         click.echo(
-            json.dumps(
+            _dumps(
                 {
                     "format": JSON_FORMAT,
                     "version": __version__,
                     "exit_code": code,
                     "installs": [health_json(h) for h in reports],
-                },
-                indent=2,
+                }
             )
         )
     else:
@@ -327,8 +348,14 @@ def _fail(
             "results": done or [],
             "error": error,
         }
-        click.echo(json.dumps(doc, indent=2))
+        click.echo(_dumps(doc))
     sys.exit(code)
+
+
+def _dumps(doc: dict[str, Any]) -> str:
+    import json
+
+    return json.dumps(doc, indent=2)
 
 
 def _write_crash_log(exc: BaseException) -> Path:
