@@ -194,7 +194,7 @@ class _Parser:
             value, end = _DECODER.raw_decode(self.text, start)
         except (ValueError, RecursionError):
             return None
-        if self.depth + _nesting(value) > MAX_DEPTH:
+        if self.depth + _nesting_of(self.text, start, end, value) > MAX_DEPTH:
             return None
         self.pos = end
         kind = "object" if ch == "{" else "array"
@@ -278,6 +278,26 @@ class _Parser:
         self.pos += 1
         node.end = self.pos
         return node
+
+
+# span text -> nesting of its value, for big values: every splice of an edit re-parses the
+# document, and walking a 20 MB ``projects`` map of ~/.claude.json again for each of our ~20
+# entries was most of an install. Keyed by the exact text, so a hit is the same value.
+_NESTING: dict[str, int] = {}
+_NESTING_MIN = 1 << 16
+_NESTING_KEEP = 8
+
+
+def _nesting_of(text: str, start: int, end: int, value: Any) -> int:
+    if end - start < _NESTING_MIN:
+        return _nesting(value)
+    span = text[start:end]
+    hit = _NESTING.get(span)
+    if hit is None:
+        hit = _NESTING[span] = _nesting(value)
+        while len(_NESTING) > _NESTING_KEEP:
+            del _NESTING[next(iter(_NESTING))]
+    return hit
 
 
 def _nesting(value: Any) -> int:

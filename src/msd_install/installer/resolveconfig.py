@@ -16,6 +16,7 @@ from .manifest import ConfigOp, ConfigRecord, Manifest
 from .plan import IF_ABSENT, MEMBER, ConfigEntry, Plan
 from .report import Result
 from .resolution import Resolution
+from .schemacheck import is_valid
 from .steps import ABSENT, Remove, Step, Write
 
 
@@ -120,11 +121,16 @@ def _validate(
     Both versions are read by the file's own format parser: a JSONC file's comments are not
     JSON, and ``raw`` has already parsed once, so neither can fail here."""
     names = {e.schema for e in entries if e.schema}
+    if not names or (raw is not None and text.encode() == raw):
+        return  # an unchanged file has no error we introduced
+    after = parse_text(fmt, text).node(()).value
+    # the compiled checker answers "valid" without importing jsonschema (proven to agree with
+    # it: tests/installer/test_schemacheck.py); jsonschema names the errors, if any
+    names = {n for n in names if is_valid(n, after) is not True}
     if not names:
         return
     import jsonschema
 
-    after = parse_text(fmt, text).node(()).value
     before = parse_text(fmt, raw.decode("utf-8")).node(()).value if raw else {}
     for name in sorted(n for n in names if n):
         validator = jsonschema.Draft7Validator(schemas.load(name))
