@@ -214,3 +214,39 @@ def test_agrees_on_the_settings_real_installs_write(tmp_path: Path) -> None:
             dict(doc, statusLine={"type": "command"}),
         ):
             assert is_valid(name, broken) is validator.is_valid(broken), (runtime, broken)
+
+
+def _errors(validator: Any, doc: Any) -> set[tuple[str, str]]:
+    return {(".".join(map(str, e.absolute_path)), e.message) for e in validator.iter_errors(doc)}
+
+
+@pytest.mark.parametrize("name", ["claude-code-settings", "gemini-cli-settings", "codex-hooks"])
+def test_a_member_only_check_never_hides_an_error_the_edit_introduced(name: str) -> None:
+    """``adds_no_error`` (the check of only the members an edit changed) says True only when
+    jsonschema finds no error in the edited document that the original did not have."""
+    root = schemas.load(name)
+    validator = jsonschema.Draft7Validator(root)
+    props = sorted(root.get("properties", {}))
+    said = {True: 0, False: 0}
+
+    @settings(
+        max_examples=200,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+    )
+    @given(_guided(root, root, 0), st.sampled_from(props), st.data())
+    def check(before: Any, key: str, data: Any) -> None:
+        if not isinstance(before, dict):
+            return
+        after = dict(before)
+        after[key] = data.draw(_guided(root, root["properties"][key], 1))
+        text = {k: json.dumps(v, sort_keys=True) for k, v in before.items()}
+        changed = {k for k, v in after.items() if text.get(k) != json.dumps(v, sort_keys=True)}
+        verdict = schemacheck.adds_no_error(name, after, changed)
+        said[verdict] += 1
+        if verdict:
+            assert _errors(validator, after) <= _errors(validator, before), (key, after[key])
+
+    check()
+    assert said[True] > 0 and said[False] > 0, said

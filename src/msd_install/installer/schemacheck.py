@@ -328,6 +328,60 @@ def is_valid(name: str, instance: Any) -> bool | None:
         return None
 
 
+_ROOT_LOCAL = frozenset({"type", "required", "minProperties", "maxProperties", "propertyNames"})
+_ROOT_MEMBERS = frozenset({"properties", "patternProperties", "additionalProperties"})
+
+
+@cache
+def _split(name: str) -> tuple[Check, Callable[[str, Any], bool]] | None:
+    """For a schema whose top level only constrains the object itself and each member on
+    its own (most settings schemas): the top-level check, and the check of one member."""
+    from .. import schemas
+
+    root = schemas.load(name)
+    if not isinstance(root, dict) or "$ref" in root:
+        return None
+    if any(k in _VALIDATING and k not in _ROOT_LOCAL | _ROOT_MEMBERS for k in root):
+        return None
+    try:
+        compiler = _Compiler(root)
+        local = [compiler.keyword(k, v, root) for k, v in root.items() if k in _ROOT_LOCAL]
+        props = {k: compiler.compile(v) for k, v in root.get("properties", {}).items()}
+        patterns = [
+            (_regex(p), compiler.compile(v)) for p, v in root.get("patternProperties", {}).items()
+        ]
+        other = compiler.compile(root.get("additionalProperties", True))
+    except (UnsupportedError, re.error):
+        return None
+    checks = [c for c in local if c is not None]
+
+    def member(key: str, value: Any) -> bool:
+        ok = key not in props or props[key](value)
+        matched = False
+        for search, check in patterns:
+            if search(key):
+                matched = True
+                ok = ok and check(value)
+        return ok and (key in props or matched or other(value))
+
+    return (lambda x: all(c(x) for c in checks)), member
+
+
+def adds_no_error(name: str, after: Any, changed: set[str]) -> bool:
+    """True when ``after`` has no schema error that an edit of only its top-level members
+    ``changed`` could have introduced: the top level itself and every changed member are
+    valid (an unchanged member has exactly the errors it had before, at the same place).
+    False means "cannot tell here": ask jsonschema."""
+    split = _split(name)
+    if split is None or not isinstance(after, dict):
+        return is_valid(name, after) is True
+    top, member = split
+    try:
+        return top(after) and all(member(k, after[k]) for k in changed if k in after)
+    except RecursionError:
+        return False
+
+
 def compile_schema(schema: Any) -> Check:
     """``schema`` compiled (for tests: any schema, not only the bundled ones)."""
     return _Compiler(schema).compile(schema)
