@@ -12,23 +12,23 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from . import __version__
 from .errors import MsdError, UsageError
-from .installer import context
-from .installer.context import GLOBAL, LOCAL, Context
 from .runtimes import RUNTIMES
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from .installer.context import Context
     from .installer.plan import Bounds
     from .installer.report import Result
     from .runtimes._base import Adapter
 
-# Only click, the context and the runtime names are imported up front: ``--help`` and usage
+# Only click and the runtime names are imported up front: ``--help`` and usage
 # errors need nothing else; the engine, the adapters and the payload are imported by the
 # verbs that use them (``msd_install.entry`` answers ``--version`` without even click).
 
@@ -90,6 +90,8 @@ def cli(
     **flags: bool,
 ) -> None:
     """Install MSD Core into AI coding runtimes, or remove it again without a trace."""
+    from .installer import context
+    from .installer.context import GLOBAL, LOCAL
     from .runtimes import ADAPTERS
 
     interactive = not yes and sys.stdin.isatty() and sys.stdout.isatty() and not as_json
@@ -246,6 +248,8 @@ def _ask_runtimes(ctx: Context) -> list[str]:
 
 
 def _ask_scope() -> str:
+    from .installer.context import GLOBAL, LOCAL
+
     answer = click.prompt(
         "Install globally (g, for every project) or locally (l, this project)?",
         type=click.Choice(["g", "l"]),
@@ -258,17 +262,19 @@ def _ask_scope() -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 def doctor(as_json: bool) -> None:
     """Check every msd install (global, and local in this directory) for problems."""
+    from .installer import context
+    from .installer.context import GLOBAL
     from .installer.health import check_health, health_json
     from .render import render_health
     from .runtimes import ADAPTERS
 
     ctx = context.from_environment(scope=GLOBAL)
     reports = []
-    seen: set[Path] = set()
+    seen: set[str] = set()
     for name, runtime in ADAPTERS.items():
         for scope in runtime.scopes:
             root = runtime.root(ctx.with_scope(scope))
-            real = Path(os.path.realpath(root))
+            real = os.path.realpath(root)
             if real not in seen:  # in the home directory, local and global are one root
                 seen.add(real)
                 here = ctx.with_scope(scope)
@@ -361,6 +367,7 @@ def _dumps(doc: dict[str, Any]) -> str:
 def _write_crash_log(exc: BaseException) -> Path:
     import tempfile
     import traceback
+    from pathlib import Path
 
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     fd, name = tempfile.mkstemp(prefix="msd-install-crash-", suffix=".log")
