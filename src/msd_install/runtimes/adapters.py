@@ -1,45 +1,61 @@
-"""Every adapter that exists, by runtime name (the registry's names and labels are in
-``msd_install.runtimes``; this module imports all sixteen runtime modules, so only the verbs
-that plan or detect import it)."""
+"""Every adapter that exists, by runtime name (the names and labels are in
+``msd_install.runtimes``). Each runtime module ``runtimes/<name>.py`` exports ``ADAPTER``; it is
+imported when that runtime is first asked for, so that a one-runtime run does not import the
+other fifteen (``--all``, ``doctor`` and iteration import them all)."""
 
 from __future__ import annotations
 
-from ._base import Adapter
-from .antigravity import ADAPTER as ANTIGRAVITY
-from .augment import ADAPTER as AUGMENT
-from .claude import ADAPTER as CLAUDE
-from .cline import ADAPTER as CLINE
-from .codebuddy import ADAPTER as CODEBUDDY
-from .codex import ADAPTER as CODEX
-from .copilot import ADAPTER as COPILOT
-from .cursor import ADAPTER as CURSOR
-from .gemini import ADAPTER as GEMINI
-from .hermes import ADAPTER as HERMES
-from .kilo import ADAPTER as KILO
-from .kimi import ADAPTER as KIMI
-from .opencode import ADAPTER as OPENCODE
-from .qwen import ADAPTER as QWEN
-from .trae import ADAPTER as TRAE
-from .windsurf import ADAPTER as WINDSURF
+from collections.abc import Iterator, Mapping
+from importlib import import_module
 
-ADAPTERS: dict[str, Adapter] = {
-    a.name: a
-    for a in (
-        CLAUDE,
-        CODEX,
-        COPILOT,
-        OPENCODE,
-        KILO,
-        GEMINI,
-        HERMES,
-        AUGMENT,
-        QWEN,
-        CODEBUDDY,
-        KIMI,
-        CLINE,
-        CURSOR,
-        WINDSURF,
-        ANTIGRAVITY,
-        TRAE,
-    )
-}
+from ._base import Adapter
+
+# one line per runtime, in the order --all installs them
+ORDER = (
+    "claude",
+    "codex",
+    "copilot",
+    "opencode",
+    "kilo",
+    "gemini",
+    "hermes",
+    "augment",
+    "qwen",
+    "codebuddy",
+    "kimi",
+    "cline",
+    "cursor",
+    "windsurf",
+    "antigravity",
+    "trae",
+)
+
+
+class _Adapters(Mapping[str, Adapter]):
+    """A read-only mapping name -> adapter that imports a runtime's module on first use."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self._names = names
+        self._loaded: dict[str, Adapter] = {}
+
+    def __getitem__(self, name: str) -> Adapter:
+        if name not in self._loaded:
+            if name not in self._names:
+                raise KeyError(name)
+            adapter: Adapter = import_module(f"{__package__}.{name}").ADAPTER
+            if adapter.name != name:
+                raise RuntimeError(f"runtimes/{name}.py exports the adapter of {adapter.name}")
+            self._loaded[name] = adapter
+        return self._loaded[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names
+
+
+ADAPTERS: Mapping[str, Adapter] = _Adapters(ORDER)
