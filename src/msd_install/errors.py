@@ -6,7 +6,10 @@ never with a traceback. Anything that is not an ``MsdError`` is a bug: exit 3.
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class MsdError(Exception):

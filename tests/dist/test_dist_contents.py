@@ -52,7 +52,7 @@ def test_the_wheel_has_no_tests_no_bytecode_and_no_machine_paths(built: Built) -
     found = [(n, s) for n, data in files.items() for s in needles if s.encode() in data]
     assert found == []
     entry_points = files[DIST_INFO + "entry_points.txt"].decode()
-    for script in ("msd-install = msd_install.cli:main", "msd-tools = ", "msd-mcp = "):
+    for script in ("msd-install = msd_install.entry:main", "msd-tools = ", "msd-mcp = "):
         assert script in entry_points
 
 

@@ -42,21 +42,34 @@ class Journal:
         self.root = root
         self.dir = root / JOURNAL_DIR
         self._count = 0
+        self._fd: int | None = None
+        self._head = (verb, made)
+        if made:  # the root and parents made before the lock could be taken: undo after a crash
+            self._open()
+
+    def _open(self) -> int:
+        """The journal is made before the run's first change, not before: a run with nothing
+        to change (a reinstall of the same version) writes nothing at all."""
+        if self._fd is not None:
+            return self._fd
         self.dir.mkdir(0o700)
-        fsync_dir(root)
+        fsync_dir(self.root)
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
         self._fd = os.open(self.dir / INTENT, flags | getattr(os, "O_NOFOLLOW", 0), 0o600)
         fsync_dir(self.dir)
+        verb, made = self._head
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime())
         self._append({"msd_journal": FORMAT, "verb": verb, "pid": os.getpid(), "started": stamp})
-        for directory in made:  # the root and parents made before the lock could be taken
-            self._append({"op": "mkdir", "path": rel_of(root, directory)})
+        for directory in made:
+            self._append({"op": "mkdir", "path": rel_of(self.root, directory)})
+        return self._fd
 
     def file(
         self, spot: Spot, was: os.stat_result | None, content: bytes | None, *, gone: bool = False
     ) -> None:
         """Before the first change of the file at ``spot``: what was there. ``gone``: the
         change removes the file, so its backup can be a second name of the same bytes."""
+        self._open()
         entry: dict[str, Any] = {"op": "file", "path": self._rel(spot)}
         if was is None:
             entry["was"] = "absent"
@@ -107,21 +120,25 @@ class Journal:
         the change, as a change to something that existed is durable at once. A line for a
         new file or folder is synced with the next durable line or by ``sync``: the new file
         itself is only made durable by ``Transaction.flush``, which syncs everything."""
+        fd = self._open()
         line = (json.dumps(entry, ensure_ascii=True, sort_keys=True) + "\n").encode()
         view = memoryview(line)
         while view:
-            view = view[os.write(self._fd, view) :]
+            view = view[os.write(fd, view) :]
         if durable:
-            os.fsync(self._fd)
+            os.fsync(fd)
             if "backup" in entry:
                 fsync_dir(self.dir)
 
     def close(self) -> None:
-        with contextlib.suppress(OSError):
-            os.close(self._fd)
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
 
     def finish(self) -> None:
         """The run is complete (or rolled back in memory): the journal goes."""
+        if self._fd is None:
+            return  # never made: the run changed nothing
         self.close()
         discard(self.dir)
         fsync_dir(self.root)

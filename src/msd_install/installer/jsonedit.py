@@ -23,7 +23,18 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .jsonparse import WS, JsonPath, JsonSyntaxError, Key, Member, Node, canonical, parse
+from .jsonparse import (
+    WS,
+    JsonPath,
+    JsonSyntaxError,
+    Key,
+    Member,
+    Node,
+    Reuse,
+    canonical,
+    parse,
+    parse_reusing,
+)
 
 __all__ = ["Inserted", "JsonDocument", "JsonSyntaxError", "Member", "Node", "canonical", "parse"]
 
@@ -41,11 +52,20 @@ class JsonDocument:
 
     implicit_parents = False  # containers are created (and recorded) one by one
 
-    def __init__(self, text: str, *, jsonc: bool = False, commas: bool = True) -> None:
+    def __init__(
+        self,
+        text: str,
+        *,
+        jsonc: bool = False,
+        commas: bool = True,
+        reuse: Reuse | None = None,
+        crlf: bool | None = None,
+    ) -> None:
         self.text = text
         self.jsonc = jsonc
         self.commas = commas
-        self.root = parse(text, jsonc=jsonc, commas=commas)
+        self.root, self._decoded = parse_reusing(text, jsonc, commas, reuse)
+        self._crlf = crlf
 
     # --- reading -----------------------------------------------------------------------
     def node(self, path: JsonPath) -> Node | None:
@@ -70,7 +90,9 @@ class JsonDocument:
     # --- formatting facts ----------------------------------------------------------------
     @property
     def newline(self) -> str:
-        return "\r\n" if "\r\n" in self.text else "\n"
+        if self._crlf is None:
+            self._crlf = "\r\n" in self.text
+        return "\r\n" if self._crlf else "\n"
 
     def indent_unit(self) -> str:
         """The indentation unit: from the first member that starts its own line."""
@@ -127,7 +149,11 @@ class JsonDocument:
 
     def splice(self, start: int, end: int, new: str) -> JsonDocument:
         text = self.text[:start] + new + self.text[end:]
-        return JsonDocument(text, jsonc=self.jsonc, commas=self.commas)
+        crlf = None
+        if self.newline == "\n":  # no CRLF outside the splice: only one across its edges
+            crlf = "\r\n" in self.text[max(start - 1, 0) : start] + new + self.text[end : end + 1]
+        reuse = Reuse(self._decoded, start, end, len(new) - (end - start))
+        return JsonDocument(text, jsonc=self.jsonc, commas=self.commas, reuse=reuse, crlf=crlf)
 
     # --- internals ---------------------------------------------------------------------------
     def _container(self, path: JsonPath, kind: str) -> Node:

@@ -106,8 +106,33 @@ def _no_constants(name: str) -> Any:
 _DECODER = json.JSONDecoder(parse_constant=_no_constants)
 
 
+class Reuse:
+    """The big containers a parse of the text before one splice decoded (start -> end, value,
+    nesting): the text outside the splice is unchanged, so the parse after it takes them as
+    they were (shifted) instead of decoding megabytes again for each of an edit's splices."""
+
+    def __init__(
+        self, decoded: dict[int, tuple[int, Any, int]], start: int, end: int, delta: int
+    ) -> None:
+        self.decoded, self.start, self.end, self.delta = decoded, start, end, delta
+
+    def get(self, pos: int) -> tuple[int, Any, int] | None:
+        if pos < self.start:
+            hit = self.decoded.get(pos)
+            if hit is None or hit[0] > self.start:  # it reaches into the splice
+                return None
+            return hit
+        if pos - self.delta < self.end:
+            return None
+        hit = self.decoded.get(pos - self.delta)
+        return None if hit is None else (hit[0] + self.delta, hit[1], hit[2])
+
+
 class _Parser:
+    reuse: Reuse | None = None
+
     def __init__(self, text: str, jsonc: bool, commas: bool = True) -> None:
+        self.decoded: dict[int, tuple[int, Any, int]] = {}
         self.text = text
         self.jsonc = jsonc
         self.commas = jsonc and commas  # trailing commas: JSONC, unless the runtime refuses them
@@ -190,12 +215,19 @@ class _Parser:
         """Decode a nested container in C; None (parse it here) if it is not plain valid JSON,
         so that errors are still reported in our words and at our positions."""
         start = self.pos
-        try:
-            value, end = _DECODER.raw_decode(self.text, start)
-        except (ValueError, RecursionError):
+        hit = self.reuse.get(start) if self.reuse is not None else None
+        if hit is not None:
+            end, value, nesting = hit
+        else:
+            try:
+                value, end = _DECODER.raw_decode(self.text, start)
+            except (ValueError, RecursionError):
+                return None
+            nesting = _nesting_of(self.text, start, end, value)
+        if self.depth + nesting > MAX_DEPTH:
             return None
-        if self.depth + _nesting(value) > MAX_DEPTH:
-            return None
+        if end - start >= _NESTING_MIN:
+            self.decoded[start] = (end, value, nesting)
         self.pos = end
         kind = "object" if ch == "{" else "array"
         return Node(kind, start, end, value, (self.text, self.jsonc, self.depth))
@@ -280,6 +312,26 @@ class _Parser:
         return node
 
 
+# span text -> nesting of its value, for big values: every splice of an edit re-parses the
+# document, and walking a 20 MB ``projects`` map of ~/.claude.json again for each of our ~20
+# entries was most of an install. Keyed by the exact text, so a hit is the same value.
+_NESTING: dict[str, int] = {}
+_NESTING_MIN = 1 << 16
+_NESTING_KEEP = 8
+
+
+def _nesting_of(text: str, start: int, end: int, value: Any) -> int:
+    if end - start < _NESTING_MIN:
+        return _nesting(value)
+    span = text[start:end]
+    hit = _NESTING.get(span)
+    if hit is None:
+        hit = _NESTING[span] = _nesting(value)
+        while len(_NESTING) > _NESTING_KEEP:
+            del _NESTING[next(iter(_NESTING))]
+    return hit
+
+
 def _nesting(value: Any) -> int:
     """How deep containers nest in ``value`` (iteratively; 1 for an empty container)."""
     deepest, stack = 0, [(value, 1)]
@@ -294,6 +346,16 @@ def _nesting(value: Any) -> int:
 def parse(text: str, *, jsonc: bool = False, commas: bool = True) -> Node:
     """Parse ``text`` into a span tree. Raises ``JsonSyntaxError`` with line and column."""
     return _Parser(text, jsonc, commas).document()
+
+
+def parse_reusing(
+    text: str, jsonc: bool, commas: bool, reuse: Reuse | None
+) -> tuple[Node, dict[int, tuple[int, Any, int]]]:
+    """``parse``, taking big containers from ``reuse``; also returns what it decoded, for
+    the next splice's ``Reuse``."""
+    parser = _Parser(text, jsonc, commas)
+    parser.reuse = reuse
+    return parser.document(), parser.decoded
 
 
 def canonical(value: Any) -> str:

@@ -20,10 +20,12 @@ from .configedit import (
 )
 from .confine import real_target
 from .fs import read_file
+from .jsonedit import JsonDocument
 from .manifest import ConfigOp, ConfigRecord, Manifest
 from .plan import IF_ABSENT, MEMBER, ConfigEntry, Plan
 from .report import Result
 from .resolution import Resolution
+from .schemacheck import adds_no_error, is_valid
 from .steps import ABSENT, Remove, Step, Write
 
 
@@ -98,7 +100,7 @@ def resolve_config(
             steps.append(Remove(real_target(path)))  # a dotfile link stays; its target goes
             result.add("remove", real_target(path))
             continue
-        _validate(path, entries, fmt, raw, text)
+        _validate(path, entries, fmt, raw, text, doc)
         if rec.ops:
             new.config.append(
                 ConfigRecord(file=new.rel(path), fmt=fmt, created=created, ops=rec.ops)
@@ -145,18 +147,33 @@ def _report_untouched(
 
 
 def _validate(
-    path: Path, entries: list[ConfigEntry], fmt: str, raw: bytes | None, text: str
+    path: Path,
+    entries: list[ConfigEntry],
+    fmt: str,
+    raw: bytes | None,
+    text: str,
+    before_doc: ConfigDoc,
 ) -> None:
     """Refuse to save an edit that breaks the file's published schema (errors we introduced).
 
     Both versions are read by the file's own format parser: a JSONC file's comments are not
     JSON, and ``raw`` has already parsed once, so neither can fail here."""
     names = {e.schema for e in entries if e.schema}
+    if not names or (raw is not None and text.encode() == raw):
+        return  # an unchanged file has no error we introduced
+    parsed = parse_text(fmt, text)
+    after = parsed.node(()).value
+    # the compiled checker answers "valid" without importing jsonschema (proven to agree with
+    # it: tests/installer/test_schemacheck.py); jsonschema names the errors, if any
+    changed = _changed_members(before_doc, parsed) if raw is not None else None
+    if changed is None:
+        names = {n for n in names if is_valid(n, after) is not True}
+    else:
+        names = {n for n in names if not adds_no_error(n, after, changed)}
     if not names:
         return
     import jsonschema
 
-    after = parse_text(fmt, text).node(()).value
     before = parse_text(fmt, raw.decode("utf-8")).node(()).value if raw else {}
     for name in sorted(n for n in names if n):
         validator = jsonschema.Draft7Validator(schemas.load(name))
@@ -169,6 +186,19 @@ def _validate(
                     f"{err.message}",
                     path=path,
                 )
+
+
+def _changed_members(before: ConfigDoc, after: ConfigDoc) -> set[str] | None:
+    """The top-level keys whose value text differs between two JSON documents (None for
+    other formats): a 20 MB settings.json is edited in ``hooks``; its 400,000 permission
+    rules need no second look."""
+    if not isinstance(before, JsonDocument) or not isinstance(after, JsonDocument):
+        return None
+    if before.root.kind != "object" or after.root.kind != "object":
+        return None
+    old = {m.key: before.text[m.value.start : m.value.end] for m in before.root.members}
+    new = {m.key: after.text[m.value.start : m.value.end] for m in after.root.members}
+    return {k for k, v in new.items() if old.get(k) != v}
 
 
 def _err(err: object) -> tuple[str, str]:

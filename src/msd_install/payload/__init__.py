@@ -18,6 +18,7 @@ from importlib import resources
 from typing import Any
 
 from ..errors import PayloadError
+from .frontmatter import fast_parse, slow_parse, yaml_error
 
 if sys.version_info >= (3, 11):
     from importlib.resources.abc import Traversable
@@ -98,19 +99,7 @@ class Payload:
     lib: tuple[DataFile, ...]
 
 
-@cache
-def _yaml() -> Any:
-    """One safe loader for the whole payload; the C loader (ruamel.yaml.clib) when present."""
-    from ruamel.yaml import YAML
-
-    return YAML(typ="safe")
-
-
 def split_frontmatter(relpath: str, text: str) -> Document:
-    from io import StringIO
-
-    from ruamel.yaml.error import YAMLError
-
     lines = text.split("\n")
     if not lines or lines[0].strip() != "---":
         raise PayloadError(f"payload file {relpath} has no frontmatter")
@@ -118,10 +107,13 @@ def split_frontmatter(relpath: str, text: str) -> Document:
         end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
     except StopIteration:
         raise PayloadError(f"payload file {relpath}: frontmatter is not closed") from None
-    try:
-        meta = _yaml().load(StringIO("\n".join(lines[1:end])))
-    except YAMLError as exc:
-        raise PayloadError(f"payload file {relpath}: bad frontmatter: {exc}") from None
+    block = "\n".join(lines[1:end])
+    meta = fast_parse(block)
+    if meta is None:
+        try:
+            meta = slow_parse(block)
+        except yaml_error() as exc:
+            raise PayloadError(f"payload file {relpath}: bad frontmatter: {exc}") from None
     if not isinstance(meta, dict):
         raise PayloadError(f"payload file {relpath}: frontmatter is not a mapping")
     body = "\n".join(lines[end + 1 :])
@@ -145,8 +137,8 @@ def _walk(node: Traversable, prefix: str = "") -> list[tuple[str, Traversable]]:
     return out
 
 
-def _markdown(folder: str) -> list[Document]:
-    node = _data().joinpath(folder)
+def _markdown(data: Traversable, folder: str) -> list[Document]:
+    node = data.joinpath(folder)
     if not node.is_dir():
         return []
     return [
@@ -190,8 +182,8 @@ def assemble_hook(source: str, blocks: Traversable) -> str:
     return "".join(out)
 
 
-def _hooks() -> tuple[HookSpec, ...]:
-    folder = _data().joinpath("hooks")
+def _hooks(data: Traversable) -> tuple[HookSpec, ...]:
+    folder = data.joinpath("hooks")
     registry = folder.joinpath("hooks.json")
     if not registry.is_file():
         return ()
@@ -224,8 +216,13 @@ def _tree(node: Traversable) -> tuple[DataFile, ...]:
 @cache
 def load() -> Payload:
     """The bundled payload, parsed once per process."""
+    return load_tree(_data())
+
+
+def load_tree(data: Traversable) -> Payload:
+    """The payload in ``data`` (laid out like ``payload/data``), with msd_install's msdcore."""
     commands = tuple(
-        Command(_str(d, "name"), _str(d, "description"), d) for d in _markdown("commands")
+        Command(_str(d, "name"), _str(d, "description"), d) for d in _markdown(data, "commands")
     )
     agents = tuple(
         Agent(
@@ -234,20 +231,20 @@ def load() -> Payload:
             tuple(t.strip() for t in str(d.get("tools", "")).split(",") if t.strip()),
             d,
         )
-        for d in _markdown("agents")
+        for d in _markdown(data, "agents")
     )
     skills = tuple(
         Skill(_str(d, "name"), _str(d, "description"), d)
-        for d in _markdown("skills")
+        for d in _markdown(data, "skills")
         if d.relpath.endswith("/SKILL.md")
     )
-    core = _data().joinpath("core")
+    core = data.joinpath("core")
     lib = resources.files("msd_install").joinpath("msdcore")
     return Payload(
         commands,
         agents,
         skills,
-        _hooks(),
+        _hooks(data),
         _tree(core) if core.is_dir() else (),
         tuple(f for f in _tree(lib) if f.relpath.endswith(".py")),
     )

@@ -109,6 +109,8 @@ _INVOKE = re.compile(r"(?<![\w/.~-])/(?P<name>msd-[a-z][a-z0-9-]*)\b")
 def spawns(text: str) -> list[tuple[int, int, Spawn]]:
     """Every Task(...) call in ``text``: (start, end, parsed call)."""
     found: list[tuple[int, int, Spawn]] = []
+    if "Task(" not in text:  # both patterns need it; most files have none
+        return found
     matches = [(m, _FIELD) for m in _TASK.finditer(text)]
     matches += [(m, _INLINE_FIELD) for m in _INLINE_TASK.finditer(text)]
     for match, field_re in sorted(matches, key=lambda pair: pair[0].start()):
@@ -143,7 +145,8 @@ def convert_text(text: str, dialect: Dialect, ref: str, commands: Iterable[str] 
         out.append(text[pos:])
         text = "".join(out)
     text = text.replace(PLACEHOLDER_ROOT, ref)
-    text = _FILE_REF.sub(lambda m: dialect.file_ref(m.group("path")), text)
+    if "@" in text:
+        text = _FILE_REF.sub(lambda m: dialect.file_ref(m.group("path")), text)
     text = text.replace("$ARGUMENTS", dialect.args)
     text = convert_invocations(text, dialect, commands)
     text = text.replace("$CLAUDE_PROJECT_DIR", dialect.project_dir)
@@ -161,10 +164,31 @@ def convert_text(text: str, dialect: Dialect, ref: str, commands: Iterable[str] 
     return text
 
 
+_LAST_NAMES: list[tuple[object, int, frozenset[str]]] = []
+
+
+def _name_set(commands: Iterable[str]) -> frozenset[str] | set[str]:
+    """``commands`` as a set, built once per list: adapters pass the same list of every
+    command name for each of their files, and rebuilding it per file made an install
+    quadratic in the number of commands."""
+    if isinstance(commands, (set, frozenset)):
+        return commands
+    if isinstance(commands, (list, tuple)):
+        for owner, size, names in _LAST_NAMES:
+            if owner is commands and size == len(commands):
+                return names
+        names = frozenset(commands)
+        _LAST_NAMES[:] = [(commands, len(commands), names), *_LAST_NAMES[:3]]
+        return names
+    return set(commands)
+
+
 def convert_invocations(text: str, dialect: Dialect, commands: Iterable[str]) -> str:
     """``/msd-x`` (one of ``commands``) as the runtime's user invocation; nothing else changes,
     so it is safe on any text, hook scripts' messages included."""
-    names = set(commands)
+    if "/msd-" not in text:  # what _INVOKE needs
+        return text
+    names = _name_set(commands)
     return _INVOKE.sub(
         lambda m: dialect.invoke(m.group("name")) if m.group("name") in names else m.group(0),
         text,

@@ -8,6 +8,7 @@ fails when the committed page differs.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
 from ..installer.context import GLOBAL, LOCAL, Context
@@ -51,7 +52,7 @@ def _surfaces(adapter: Adapter, scope: str) -> tuple[str, list[str], list[str]]:
     return _tilde(plan.root), files, configs
 
 
-def matrix_markdown(runtimes: dict[str, str], adapters: dict[str, Adapter]) -> str:
+def matrix_markdown(runtimes: dict[str, str], adapters: Mapping[str, Adapter]) -> str:
     lines = [
         "# Runtimes",
         "",
