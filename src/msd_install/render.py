@@ -103,6 +103,7 @@ RUNTIME_TITLE = {
     "install": "Installing msd into",
     "uninstall": "Removing msd from",
     "adopt": "Adopting msd's files in",
+    "reapply": "Reapplying your local patches in",
 }
 
 
