@@ -12,6 +12,7 @@ import json
 import os
 import sys
 import zlib
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +93,8 @@ def test_reapply_merges_your_edits_keeps_the_backups_until_done(tmp_path: Path) 
     # the merged file is yours now: not drift, kept by a reinstall of the same version
     check = install(tmp_path, {"msd-core/plan.md": V2, "other.md": OTHER}, dry_run=True)
     assert not check.drift
+    doctor = run_cli(["doctor"], tmp_path)
+    assert "msd-core/plan.md: your edits, merged by msd-install --reapply" in doctor.stdout
     again = install(tmp_path, {"msd-core/plan.md": V2, "other.md": OTHER})
     assert ("skip", plan_md) in [(a.verb, a.path) for a in again.actions]
     assert plan_md.read_bytes() == MERGED
@@ -143,6 +146,12 @@ def test_a_conflict_is_written_with_markers_listed_and_exits_1(tmp_path: Path) -
     proc = reapply(tmp_path, "--done")
     assert proc.returncode == 0 and "merged before, and changed by you since: kept" in proc.stdout
     assert not patch_set.exists()
+    # and your settled version is the merge now: not drift, kept by a reinstall
+    settled = plan_md.read_bytes()
+    assert not install(tmp_path, {"msd-core/plan.md": V2, "other.md": OTHER}, dry_run=True).drift
+    install(tmp_path, {"msd-core/plan.md": V2, "other.md": OTHER})
+    assert plan_md.read_bytes() == settled
+    assert not (tmp_path / ".claude/msd-local-patches").exists()
 
 
 def test_a_file_changed_since_the_upgrade_is_left_alone_and_reported(tmp_path: Path) -> None:
@@ -291,3 +300,71 @@ def test_a_damaged_pristine_store_only_means_no_base(tmp_path: Path) -> None:
     proc = reapply(tmp_path)
     assert proc.returncode == 1 and "no pristine base was saved" in proc.stdout
     assert (tmp_path / ".claude/msd-core/plan.md").read_bytes() == V2
+
+
+# --- the real payload: an older version installed, edited and tuned, then upgraded ----------
+
+
+def test_real_upgrade_with_edits_and_tuning_then_reapply_and_a_clean_round_trip(
+    tmp_path: Path,
+) -> None:
+    from helpers import snapshot_but_registry
+    from msd_install.installer.context import resolved_interpreter
+    from msd_install.payload import load as load_payload
+    from msd_install.runtimes import ADAPTERS
+
+    home = tmp_path / "home"
+    build(home, {".claude/settings.json": '{\n  "model": "opus"\n}\n'})
+    before = snapshot_but_registry(home)
+    state = home / ".local/state/msd"  # where the CLI's registry is (helpers.cli_env)
+    ctx = Context(home=home, cwd=home, interpreter=resolved_interpreter(), state_dir=state)
+    plan = ADAPTERS["claude"].plan(ctx, load_payload())
+    root = home / ".claude"
+    workflow, skill = root / "msd-core/workflows/plan-phase.md", root / "skills/msd-help/SKILL.md"
+    # the "older version": plan-phase.md without its last line, msd-help as it is now
+    new_workflow = next(op.content for op in plan.files if op.path == workflow)
+    old_workflow = new_workflow[: new_workflow.rstrip(b"\n").rfind(b"\n") + 1]
+    old_files = tuple(
+        FileOp(op.path, old_workflow, op.mode) if op.path == workflow else op for op in plan.files
+    )
+    engine.install(replace(plan, files=old_files), ctx)
+    # your edits: a line in each file, and a hook's timeout
+    lines = old_workflow.splitlines(keepends=True)
+    workflow.write_bytes(b"".join([*lines[:3], b"Project rule: cite the ADR.\n", *lines[3:]]))
+    skill.write_bytes(skill.read_bytes() + b"\nMy own tip.\n")
+    settings = json.loads((root / "settings.json").read_text())
+    group = settings["hooks"]["PreToolUse"][0]
+    group["hooks"][0]["timeout"] = 99
+    (root / "settings.json").write_text(json.dumps(settings, indent=2) + "\n")
+
+    upgrade = run_cli(CLAUDE, home)
+    assert upgrade.returncode == 0, upgrade.stderr
+    assert upgrade.stdout.count("  backup    ~/.claude/msd-local-patches/") == 2
+    assert "your timeout 99 kept" in upgrade.stdout
+    assert workflow.read_bytes() == new_workflow
+
+    proc = run_cli([*CLAUDE, "--reapply"], home)
+    assert proc.returncode == 0, proc.stdout
+    assert workflow.read_bytes() == b"".join(
+        [*lines[:3], b"Project rule: cite the ADR.\n", *new_workflow.splitlines(True)[3:]]
+    )
+    assert skill.read_bytes().endswith(b"\nMy own tip.\n")
+    assert json.loads((root / "settings.json").read_text())["hooks"]["PreToolUse"][0] == group
+    check = run_cli([*CLAUDE, "--check"], home)
+    assert check.returncode == 0 and check.stdout.endswith("paths as installed\n"), check.stdout
+    assert run_cli([*CLAUDE, "--reapply", "--done"], home).returncode == 0
+    assert not (root / "msd-local-patches").exists()
+
+    merged = {p: p.read_bytes() for p in (workflow, skill)}
+    assert run_cli([*CLAUDE, "--uninstall"], home).returncode == 0
+    after = snapshot_but_registry(home)
+    for path, content in merged.items():  # yours now: kept
+        assert after.pop(path.relative_to(home).as_posix())[0] == content
+    for folder in (
+        ".claude/msd-core/workflows/",
+        ".claude/msd-core/",
+        ".claude/skills/msd-help/",
+        ".claude/skills/",
+    ):
+        after.pop(folder)
+    assert after == before

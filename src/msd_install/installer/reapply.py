@@ -7,7 +7,8 @@ merged before, its bytes from the pristine store). A clean merge is written (``u
 one with conflicts is written with markers (``conflict``, exit 1). The manifest then records
 the merged bytes (``patched``): your file, kept by reinstall, uninstall and ``--check``. A file
 that changed since the upgrade is left alone (``conflict``: merge it by hand). The sets stay
-until ``--done``, which removes each set whose every file is merged (nothing else).
+until ``--done``, which removes each set whose every file is merged (nothing else) and takes
+a merged file you edited since (settling its conflict markers) as the merge.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import PatchError
-from .confine import read_beneath
+from .confine import read_plain
 from .fs import sha256_bytes
 from .manifest import Manifest
 from .manifestcheck import PATCHES_DIR
@@ -36,6 +37,7 @@ class Reapply:
     store: dict[str, bytes]
     done: bool
     merged: dict[str, bytes] = field(default_factory=dict)  # what this run writes, per file
+    settled: dict[str, str] = field(default_factory=dict)  # --done: your edits since a merge
     steps: list[Step] = field(default_factory=list)
 
 
@@ -55,12 +57,15 @@ def resolve_reapply(manifest: Manifest, result: Result, *, done: bool) -> list[S
     if not sets:
         result.notes.append(f"no local patches to reapply in {root / PATCHES_DIR}")
         return []
-    run = Reapply(manifest, result, blobs(unpack(read_beneath(root, root / STORE_NAME))), done)
+    # msd's files are read as uninstall reads them: under your manifest, through your links
+    run = Reapply(manifest, result, blobs(unpack(read_plain(root / STORE_NAME))), done)
     complete = {s.name: all([_file(run, s, e) for e in s.doc["files"]]) for s in sets}
     for rel, content in run.merged.items():
         run.steps.append(Write(manifest.abs(rel), content, None))
         manifest.files[rel] = {**manifest.files[rel], "patched": sha256_bytes(content)}
-    if run.merged:
+    for rel, digest in run.settled.items():
+        manifest.files[rel] = {**manifest.files[rel], "patched": digest}
+    if run.merged or run.settled:
         run.steps.append(Write(manifest.path, manifest.to_bytes(), 0o644, barrier=True))
     for patch_set in sets:
         shown = f"{PATCHES_DIR}/{patch_set.name}"
@@ -107,7 +112,7 @@ def _file(run: Reapply, patch_set: PatchSet, entry: PatchEntry) -> bool:
     if rel in run.merged:  # a later set for the same file: merge into the earlier merge
         new = run.merged[rel]
     else:
-        current = read_beneath(manifest.root, path)
+        current = read_plain(path)
         if current is None:
             result.add("conflict", path, "missing: run msd-install to put it back, then --reapply")
             return False
@@ -148,6 +153,8 @@ def _merged_before(
         )
         return False
     if patched != sha256_bytes(current):
+        if run.done:  # you confirm your version: it is the merged file from now on
+            run.settled[run.manifest.rel(path)] = sha256_bytes(current)
         result.add("skip", path, "merged before, and changed by you since: kept")
         return True
     new = run.store.get(record["sha256"])
