@@ -368,3 +368,78 @@ def test_real_upgrade_with_edits_and_tuning_then_reapply_and_a_clean_round_trip(
     ):
         after.pop(folder)
     assert after == before
+
+
+# --- a killed --reapply, flags, and uninstall beside a damaged set ---------------------------
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_a_reapply_killed_at_each_change_is_rolled_back_by_the_next_run(
+    tmp_path: Path, k: int
+) -> None:
+    patch_set = upgraded(tmp_path)
+    before = snapshot(tmp_path)
+    killed = run_cli(
+        [*CLAUDE, "--reapply", "--done"], tmp_path, MSD_INSTALL_TEST_SIGNAL=f"{k}:KILL"
+    )
+    assert killed.returncode == -9
+    proc = reapply(tmp_path, "--dry-run")
+    assert proc.returncode == 0
+    assert "note: recovered: an interrupted reapply of " in proc.stdout
+    assert snapshot(tmp_path) == before  # every change of the killed run undone
+    assert reapply(tmp_path, "--done").returncode == 0
+    assert (tmp_path / ".claude/msd-core/plan.md").read_bytes() == MERGED
+    assert not patch_set.exists()
+
+
+def test_reapply_flags_that_do_not_go_together_are_usage_errors(tmp_path: Path) -> None:
+    for args in (["--reapply", "--check"], ["--reapply", "--uninstall"], ["--done"]):
+        proc = run_cli([*CLAUDE, *args], tmp_path)
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert snapshot(tmp_path) == {}
+
+
+def test_reapply_without_an_install_or_patches_says_so(tmp_path: Path) -> None:
+    proc = reapply(tmp_path)
+    assert proc.returncode == 0 and "nothing to reapply" in proc.stdout
+    install(tmp_path, {"msd-core/plan.md": V1})
+    proc = run_cli([*CLAUDE, "--reapply", "--json"], tmp_path)
+    doc = json.loads(proc.stdout)
+    assert doc["exit_code"] == 0 and doc["results"][0]["command"] == "reapply"
+    assert doc["results"][0]["notes"] == [
+        f"no local patches to reapply in {tmp_path / '.claude/msd-local-patches'}"
+    ]
+
+
+def test_uninstall_names_a_damaged_set_and_survives_a_removed_patch_folder(
+    tmp_path: Path,
+) -> None:
+    patch_set = upgraded(tmp_path)
+    (patch_set / "patch.json").write_text("{not json")
+    proc = run_cli([*CLAUDE, "--uninstall", "--dry-run"], tmp_path)
+    assert proc.returncode == 0
+    assert (
+        f"  skip      ~/.claude/msd-local-patches/{patch_set.name}  (saved local patches: kept)"
+        in (proc.stdout)
+    )
+    # you remove the saved patches by hand, as the workflow once told the agent to
+    for path in sorted(patch_set.rglob("*"), reverse=True):
+        path.rmdir() if path.is_dir() else path.unlink()
+    patch_set.rmdir()
+    patch_set.parent.rmdir()
+    proc = run_cli([*CLAUDE, "--uninstall"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert not (tmp_path / ".claude").exists()
+
+
+def test_uninstall_of_an_older_manifest_naming_patch_folders_you_removed(tmp_path: Path) -> None:
+    """msd-install before patch sets recorded the folders of msd-local-patches/ as its own:
+    removing them by hand made every uninstall fail (a folder under a gone folder)."""
+    install(tmp_path, {"msd-core/plan.md": V1})
+    manifest = tmp_path / ".claude/msd-file-manifest.json"
+    doc = json.loads(manifest.read_text())
+    doc["dirs"] += ["msd-local-patches", "msd-local-patches/skills", "msd-local-patches/skills/x"]
+    manifest.write_text(json.dumps(doc, indent=2) + "\n")
+    proc = run_cli([*CLAUDE, "--uninstall"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert not (tmp_path / ".claude").exists()
