@@ -171,7 +171,9 @@ def test_dry_run_reports_the_merge_and_writes_nothing(tmp_path: Path) -> None:
     before = snapshot(tmp_path)
     proc = reapply(tmp_path, "--done", "--dry-run")
     assert proc.returncode == 0
-    assert "would reapply: 1 update, 1 remove" in proc.stdout
+    assert "dry run: reapply claude (global) at ~/.claude: 1 to update, 1 to remove" in (
+        proc.stdout
+    )
     assert snapshot(tmp_path) == before
 
 
@@ -183,7 +185,7 @@ def test_uninstall_keeps_and_names_each_saved_patch_and_removes_all_of_msd(
     patch_set = upgraded(tmp_path)
     saved = snapshot(tmp_path / ".claude/msd-local-patches")
     assert (tmp_path / ".claude" / STORE_NAME).is_file()
-    proc = run_cli([*CLAUDE, "--uninstall"], tmp_path)
+    proc = run_cli([*CLAUDE, "--uninstall", "-v"], tmp_path)
     assert proc.returncode == 0, proc.stderr
     user = f"~/.claude/msd-local-patches/{patch_set.name}/user/msd-core/plan.md"
     assert f"  skip      {user}  (your edits to msd-core/plan.md, saved by an upgrade: kept)" in (
