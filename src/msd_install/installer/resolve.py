@@ -228,6 +228,8 @@ def _save_patch(
     res.ensure_parent(user)
     res.steps.append(Write(user, current, None))
     base = bases.get(old_sha)
+    if base is None and sha256_bytes(op.content) == old_sha:
+        base = op.content  # no store (an older install), but this file did not change
     if base is not None:
         res.ensure_parent(saver.base_copy(rel))
         res.steps.append(Write(saver.base_copy(rel), base, None))
