@@ -445,3 +445,16 @@ def test_uninstall_of_an_older_manifest_naming_patch_folders_you_removed(tmp_pat
     proc = run_cli([*CLAUDE, "--uninstall"], tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert not (tmp_path / ".claude").exists()
+
+
+def test_without_a_store_a_file_the_upgrade_left_unchanged_still_has_its_base(
+    tmp_path: Path,
+) -> None:
+    install(tmp_path, {"msd-core/plan.md": V1, "other.md": OTHER})
+    (tmp_path / ".claude" / STORE_NAME).unlink()  # as an install from before the store
+    (tmp_path / ".claude/other.md").write_bytes(OTHER + b"mine\n")
+    install(tmp_path, {"msd-core/plan.md": V2, "other.md": OTHER})
+    (patch_set,) = (tmp_path / ".claude/msd-local-patches").iterdir()
+    assert (patch_set / "base/other.md").read_bytes() == OTHER
+    assert reapply(tmp_path).returncode == 0
+    assert (tmp_path / ".claude/other.md").read_bytes() == OTHER + b"mine\n"
