@@ -70,6 +70,14 @@ def _runtime_options(func: Any) -> Any:
     help="Rebuild a missing or damaged install manifest from the files on disk (baseline "
     "scan): msd's files are adopted, yours and unknown ones kept; nothing else changes.",
 )
+@click.option(
+    "--reapply",
+    is_flag=True,
+    help="Merge your edits saved in msd-local-patches/ into the upgraded files (three-way).",
+)
+@click.option(
+    "--done", is_flag=True, help="With --reapply: then remove the saved patches that are merged."
+)
 @click.option("--dry-run", is_flag=True, help="Show what would happen; write nothing.")
 @click.option(
     "--check",
@@ -98,6 +106,8 @@ def cli(
     config_dir: str | None,
     uninstall: bool,
     adopt: bool,
+    reapply: bool,
+    done: bool,
     dry_run: bool,
     check: bool,
     as_json: bool,
@@ -117,6 +127,10 @@ def cli(
         raise UsageError("--check and --uninstall cannot be used together")
     if adopt and (uninstall or check):
         raise UsageError(f"--adopt cannot be used with {'--uninstall' if uninstall else '--check'}")
+    if reapply and (check or uninstall or adopt or force or force_statusline):
+        raise UsageError("--reapply cannot be used with --check, --uninstall, --adopt or --force")
+    if done and not reapply:
+        raise UsageError("--done goes with --reapply")
     names = [n for n in RUNTIMES if flags.get(f"rt_{n}")]
     if all_:
         names = list(RUNTIMES)
@@ -168,13 +182,16 @@ def cli(
                 if adopt
                 else "installing"
             )
+            doing = "reapplying your patches in" if reapply else doing
             progress.step(f"{doing} {ADAPTERS[name].label} ({i}/{len(names)})")
             try:
+                verb = "uninstall" if uninstall else "reapply" if reapply else "install"
                 results.append(
                     _run(
                         name,
                         ctx,
-                        uninstall=uninstall,
+                        verb,
+                        done=done,
                         dry_run=dry_run,
                         tick=progress.tick,
                         adopt=adopt,
@@ -228,16 +245,21 @@ def _progress_delay(ctx: Context) -> float:
 def _run(
     name: str,
     ctx: Context,
+    verb: str,
     *,
-    uninstall: bool,
+    done: bool,
     dry_run: bool,
     tick: Callable[[int], None] | None = None,
     adopt: bool = False,
 ) -> Result:
-    """One runtime's run; ``tick(n)`` is called right before the engine's n-th change."""
+    """One runtime's run (``verb``: install, uninstall or reapply); ``tick(n)`` is called
+    right before the engine's n-th change."""
     runtime = ADAPTERS[name]
     fault = _both(tick, _signal_hook())
-    if uninstall:
+    if verb == "reapply":
+        where, bounds = runtime.root(ctx), _bounds(runtime, ctx)
+        return engine.reapply(name, ctx, where, bounds, done=done, dry_run=dry_run, fault=fault)
+    if verb == "uninstall":
         return engine.uninstall(
             name, ctx, runtime.root(ctx), _bounds(runtime, ctx), dry_run=dry_run, fault=fault
         )

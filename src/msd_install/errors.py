@@ -61,6 +61,12 @@ class FileAccessError(MsdError):
     exit_code = 4
 
 
+class PatchError(MsdError):
+    """A saved local patch (``msd-local-patches/``) is unreadable, malformed or hostile."""
+
+    exit_code = 4
+
+
 class ConcurrentChangeError(MsdError):
     """A file changed between reading and writing it (another program wrote it)."""
 

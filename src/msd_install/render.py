@@ -59,7 +59,7 @@ def render_text(
         lines += [
             _action(a.verb, a.path, a.detail, home, style)
             for a in result.actions
-            if a.verb not in ROUTINE
+            if a.verb not in ROUTINE or result.command == "reapply"  # a few files, each news
         ]
         lines += [f"  {style.paint('note:', 'yellow')} {note}" for note in result.notes]
     if next_step:
@@ -103,6 +103,7 @@ RUNTIME_TITLE = {
     "install": "Installing msd into",
     "uninstall": "Removing msd from",
     "adopt": "Adopting msd's files in",
+    "reapply": "Reapplying your local patches in",
 }
 
 

@@ -30,7 +30,7 @@ def test_default_output_is_a_summary_and_the_next_step(tmp_path: Path) -> None:
         f"install claude (global) at ~/.claude: {created} identical",
         "  next: in Claude Code, type /msd-help",
     ]
-    removed = created + 1  # and the manifest
+    removed = created + 2  # and the manifest and the pristine store (installer/pristine.py)
     proc = run_cli([*GLOBAL, "--uninstall", "--dry-run"], home)
     assert proc.stdout.splitlines() == [
         f"dry run: uninstall claude (global) at ~/.claude: {removed} to remove"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import subprocess
 import sys
@@ -191,9 +192,11 @@ def test_check_reports_drift_with_exit_1_and_writes_nothing(tmp_path: Path) -> N
     before = snapshot(home)
     proc = run_cli(["--claude", "--global", "--check"], home)
     assert proc.returncode == 1
-    assert proc.stdout.splitlines() == [
-        "  backup    ~/.claude/msd-local-patches/skills/msd-help/SKILL.md  "
-        "(your changes to skills/msd-help/SKILL.md are kept here)",
+    # the patch set is named for the time of the run (patches.py)
+    shown = re.sub(r"/[0-9]{8}T[0-9]{6}Z/", "/<time>/", proc.stdout)
+    assert shown.splitlines() == [
+        "  backup    ~/.claude/msd-local-patches/<time>/user/skills/msd-help/SKILL.md  "
+        "(your changes to skills/msd-help/SKILL.md, for msd-install --reapply)",
         "  update    ~/.claude/skills/msd-help/SKILL.md",
         "check: drift  claude (global) at ~/.claude: 1 update, 1 backup",
     ]

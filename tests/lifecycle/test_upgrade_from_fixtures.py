@@ -71,10 +71,13 @@ def test_upgrade_keeps_edits_and_tuning_migrates_once_and_uninstalls_clean(
     assert json.loads((root / "settings.json").read_text())["model"] == "opus"
     server = json.loads((home / ".claude.json").read_text())
     assert server["mcpServers"]["msd"]["args"][-1] == str(root / "msd-core/bin/msd-mcp")
-    # the user's edit: the file is this version's, their copy kept aside
-    patch = root / "msd-local-patches/agents/msd-planner.md"
+    # the user's edit: the file is this version's, their copy and its base kept aside
+    (patch_set,) = (root / "msd-local-patches").iterdir()
+    patch = patch_set / "user/agents/msd-planner.md"
     assert patch.read_bytes() == edited
+    assert (patch_set / "base/agents/msd-planner.md").is_file()  # the old version's bytes
     assert ("backup", str(patch)) in [(a["verb"], a["path"]) for a in actions]
+    new_planner = planner.read_bytes()
     manifest = json.loads((root / "msd-file-manifest.json").read_text())
     assert manifest["installer_version"] == __version__
     assert manifest["migrations"] == [{"id": m.id, "version": m.ships_in} for m in ALL]
@@ -86,16 +89,24 @@ def test_upgrade_keeps_edits_and_tuning_migrates_once_and_uninstalls_clean(
     assert verbs <= {"identical", "skip", "conflict"}, verbs
     assert guard_timeout(root / "settings.json")[1] == 30
 
-    # uninstall: the original tree, plus the user's kept copy of their edit
+    # --reapply: the user's edit merged into this version's file (three ways, from the old
+    # version's bytes), the tuning still kept; --done then clears the saved copies
+    proc = run_cli([*CLAUDE, "--reapply"], home)
+    assert proc.returncode == 0, proc.stdout
+    merged = new_planner + b"\nMy own rule: always write tests first.\n"
+    assert planner.read_bytes() == merged
+    assert guard_timeout(root / "settings.json")[1] == 30
+    assert run_cli([*CLAUDE, "--check"], home).returncode == 0
+    assert run_cli([*CLAUDE, "--reapply", "--done"], home).returncode == 0
+    assert not (root / "msd-local-patches").exists()
+
+    # uninstall: the original tree, plus the user's file with their edit merged in
     proc = run_cli(["--uninstall", *CLAUDE], home)
     assert proc.returncode == 0, proc.stderr
     after = snapshot_but_registry(home)
     extra = {k for k in after if k not in before}
-    assert extra == {
-        ".claude/msd-local-patches/",
-        ".claude/msd-local-patches/agents/",
-        ".claude/msd-local-patches/agents/msd-planner.md",
-    }
+    assert extra == {".claude/agents/msd-planner.md"}
+    assert after[".claude/agents/msd-planner.md"][0] == merged
     assert {k: v for k, v in after.items() if k not in extra} == before
 
 

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from . import pristine
 from .configdoc import ConfigDoc, fmt_of, open_doc
 from .configedit import invert
 from .confine import read_plain
@@ -92,6 +93,9 @@ def resolve_adopt(
         if record is not None:
             record["file"] = new.rel(file)
             new.config.append(record)
+    store = read_plain(root / pristine.STORE_NAME)
+    if store is not None and pristine.blobs(pristine.unpack(store)):  # msd's bookkeeping
+        new.pristine = sha256_bytes(store)  # so that uninstall takes it away too
     steps.append(Write(new.path, new.to_bytes(), 0o644, barrier=True))
     return steps, new
 

@@ -83,7 +83,9 @@ def diagnose(manifest: Manifest) -> list[Finding]:
         if data is None:  # a link or a FIFO of the user's took its place: theirs, never read
             out.append(Finding("note", path, "replaced by you with something not a plain file"))
             continue
-        if sha256_bytes(data) != record["sha256"]:
+        if record.get("patched") == sha256_bytes(data):
+            out.append(Finding("note", path, "your edits, merged by msd-install --reapply"))
+        elif sha256_bytes(data) != record["sha256"]:
             out.append(
                 Finding(
                     "note",

@@ -30,11 +30,12 @@ from .manifestcheck import JOURNAL_DIR
 from .migrate import migrate
 from .migration import Migration, widened
 from .plan import Bounds, Plan
+from .reapply import resolve_reapply
 from .recovery import recover
 from .registry import Registry
 from .report import Result
 from .resolve import resolve_install
-from .steps import execute
+from .steps import Write, execute
 from .uninstall import resolve_uninstall
 
 Fault = Callable[[int], None]
@@ -238,6 +239,50 @@ def uninstall(
             registry.drop_if_empty(tx)
         for directory in kept:
             result.add("skip", directory, "directory not empty: kept")
+    return result
+
+
+def reapply(
+    runtime: str,
+    ctx: Context,
+    root: Path,
+    bounds: Callable[[], Bounds],
+    *,
+    done: bool = False,
+    dry_run: bool = False,
+    fault: Fault | None = None,
+    lock_timeout: float = 30.0,
+) -> Result:
+    """Merge the patch sets saved in ``root`` into msd's files (``reapply``); ``done``: and
+    remove the sets that are merged. One transaction under the lock, like an install."""
+    result = Result("reapply", runtime, ctx.scope, root, dry_run)
+    registry = Registry(ctx.manifest_registry())
+    if not root.is_dir():
+        result.notes.append(f"nothing to reapply: {root} does not exist")
+        return result
+    if dry_run:
+        _recover(root, bounds, registry, result, ctx, lock_timeout=lock_timeout)
+        found = _load(root, bounds, registry, result)
+        if found is None:
+            result.notes.append(f"nothing to reapply: msd is not installed in {root}")
+        else:
+            resolve_reapply(found, result, done=done)
+        return result
+    with _transaction(fault) as tx, lock.hold(root, lock_timeout):
+        _recover(root, bounds, registry, result, ctx, locked=True)
+        found = _load(root, bounds, registry, result)
+        if found is None:
+            result.notes.append(f"nothing to reapply: msd is not installed in {root}")
+            return result
+        with _journaled(tx, root, "reapply"):
+            steps = resolve_reapply(found, result, done=done)
+            guard = Guard(root, bounds().config_files, found.trusted, _fence(ctx))
+            for kept in execute(steps, tx, guard):
+                result.add("skip", kept, "directory not empty: kept")
+            if any(isinstance(s, Write) and s.path == found.path for s in steps):
+                note = registry.record(tx, root, found.digest())
+                result.notes.extend([note] if note else [])
+        registry.confirm(root)
     return result
 
 

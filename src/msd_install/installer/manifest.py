@@ -66,6 +66,9 @@ class FileRecord(TypedDict, total=False):
     sha256: str
     mode: int
     adopted: bool  # the user had these exact bytes before install: never removed by us
+    # the user's edits, merged in by --reapply: this file now holds bytes hashing to it,
+    # theirs (kept on reinstall and uninstall, not drift); ``sha256`` stays msd's own
+    patched: str
 
 
 class ConfigOp(TypedDict, total=False):
@@ -117,6 +120,8 @@ class _ManifestDoc(TypedDict):
 
 class ManifestDoc(_ManifestDoc, total=False):
     migrations: list[MigrationRecord]  # written only when there is one (older manifests)
+    # only when there is a store: a manifest written before it hashes as it did (registry)
+    pristine: str
 
 
 @dataclass
@@ -130,6 +135,7 @@ class Manifest:
     dirs: list[str] = field(default_factory=list)
     state: list[str] = field(default_factory=list)
     interpreter: str = ""  # the Python that runtime-side commands were registered with
+    pristine: str = ""  # sha256 of the pristine store written with this manifest (``pristine``)
     installer_version: str = __version__
     # False for a manifest this user's msd-install did not write (``restrict``)
     trusted: bool = True
@@ -178,6 +184,8 @@ class Manifest:
         # the digest the user's registry recorded for it)
         if self.migrations:
             doc["migrations"] = self.migrations
+        if self.pristine:
+            doc["pristine"] = self.pristine
         return doc
 
     def to_bytes(self) -> bytes:
@@ -297,6 +305,7 @@ def validated(root: Path, bounds: Callable[[], Bounds]) -> Manifest | None:
         dirs=list(doc.get("dirs", [])),
         state=list(doc.get("state", [])),
         interpreter=doc.get("interpreter", ""),
+        pristine=doc.get("pristine", ""),
         installer_version=doc.get("installer_version", "?"),
         migrations=list(doc.get("migrations", [])),
     )

@@ -35,12 +35,13 @@ from .confine import control_char, is_ancestor_chain, rel_problem, show
 from .jsonparse import JsonSyntaxError, parse
 from .lock import LOCK_NAME
 from .plan import Bounds
+from .pristine import STORE_NAME
 
 MANIFEST_NAME = "msd-file-manifest.json"
 BACKUPS_DIR = "msd-backups"
 PATCHES_DIR = "msd-local-patches"
 JOURNAL_DIR = ".msd-journal"  # a run's intent journal (installer/journal.py)
-RESERVED = (MANIFEST_NAME, LOCK_NAME)
+RESERVED = (MANIFEST_NAME, LOCK_NAME, STORE_NAME)
 OPS = ("member", "item", "replace")
 MAX_KEY_PATH = 64
 # Bounds on the work a manifest can ask for (a real one: ~160 files, ~30 dirs, ~20 edits),
@@ -99,6 +100,9 @@ def _scalars(doc: dict[str, Any]) -> Iterator[str]:
     interpreter = doc.get("interpreter", "")
     if interpreter and not interpreter.startswith("/") and not re.match(r"^[A-Za-z]:", interpreter):
         yield f"'interpreter' {show(interpreter)} is not an absolute path"
+    pristine = doc.get("pristine", "")
+    if not (pristine == "" or (isinstance(pristine, str) and _SHA256.fullmatch(pristine))):
+        yield "'pristine' is not 64 lowercase hex digits"
     for key, kind in (("files", dict), ("config", list), ("backups", list)):
         if not isinstance(doc.get(key, kind()), kind):
             yield f"{key!r} is not {'an object' if kind is dict else 'a list'}"
@@ -159,6 +163,10 @@ def _files(doc: dict[str, Any], root: Path, bounds: Bounds) -> Iterator[str]:
             yield f"files[{show(rel)}].mode is not a file mode (0 to 0o7777)"
         if "adopted" in record and not isinstance(record["adopted"], bool):
             yield f"files[{show(rel)}].adopted is not true or false"
+        if "patched" in record and not (
+            isinstance(record["patched"], str) and _SHA256.fullmatch(record["patched"])
+        ):
+            yield f"files[{show(rel)}].patched is not 64 lowercase hex digits"
 
 
 def _config(doc: dict[str, Any], root: Path, bounds: Bounds) -> Iterator[str]:

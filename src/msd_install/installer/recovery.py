@@ -134,7 +134,7 @@ def _parse(raw: bytes, intent: Path, root: Path, bounds: Bounds, registry: Path)
             raise _refused(intent, f"line {n} is not an object")
         docs.append(doc)
     head = docs[0]
-    if head.get("msd_journal") != 1 or head.get("verb") not in ("install", "uninstall"):
+    if head.get("msd_journal") != 1 or head.get("verb") not in ("install", "uninstall", "reapply"):
         raise _refused(intent, "line 1 is not a journal header of this version")
     started, pid = head.get("started"), head.get("pid")
     if not isinstance(started, str) or len(started) > 40 or not isinstance(pid, int):

@@ -2,10 +2,14 @@
 
 Reads only (what gets copied through ``Resolution.read``). Decides per file: ``create``
 (absent), ``identical`` (same bytes: no write), ``update`` (ours and unmodified, or modified
-by the user: their copy is backed up to ``msd-local-patches/`` first), ``conflict`` (a file
+by the user: their copy and the pristine bytes it was edited from are saved as a patch set
+in ``msd-local-patches/`` first, see ``patches``), ``skip`` (the user's edits, merged by
+``--reapply``, while this version's file is the one they were merged into), ``conflict`` (a file
 that is not ours is in the way; ``--force`` backs it up under ``msd-backups/`` and uninstall
 restores it). Config files go through
 ``resolveconfig``; files we owned before but no longer ship are removed when unmodified.
+The bytes of every file installed are kept in the pristine store (``pristine``), the base
+of the next upgrade's patch sets.
 """
 
 from __future__ import annotations
@@ -13,11 +17,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from . import pristine
 from .confine import read_beneath, read_plain
 from .context import Context
 from .fs import sha256_bytes
 from .manifest import BackupRecord, Manifest, MigrationRecord
 from .manifestcheck import BACKUPS_DIR, PATCHES_DIR
+from .patches import Saver
 from .plan import FileOp, Plan
 from .report import Result
 from .resolution import Resolution
@@ -51,8 +57,15 @@ def resolve_install(
         if new.rel(directory) not in new.dirs:
             new.dirs.append(new.rel(directory))
     # Resolution only reads: an unparsable config file stops the run before any step runs.
+    store = root_store(res, plan.root) if old is not None else None
+    saver = Saver(plan.root, plan.runtime, plan.scope, old.installer_version if old else "")
+    bases = pristine.blobs(store)
     for op in plan.files:
-        _resolve_file(op, ctx, old, new, res, result)
+        _resolve_file(op, ctx, old, new, res, result, (saver, bases))
+    if saver.entries:
+        res.ensure_parent(saver.directory / "_")
+        res.steps.append(Write(saver.directory / "patch.json", saver.metadata(), None))
+    _keep_pristine(plan, new, res, store)
     config_steps = resolve_config(plan, old, new, res, result)
     _remove_stale(plan, old, new, res, result)
     _drop_untracked_backups(new, result)
@@ -65,8 +78,8 @@ def resolve_install(
         if directory == plan.root or plan.root.is_relative_to(directory):
             continue  # the root and above: created only in a dry run's imagination
         rel = new.rel(directory)
-        if rel not in new.dirs:
-            new.dirs.append(rel)
+        if rel not in new.dirs and rel.split("/")[0] != PATCHES_DIR:
+            new.dirs.append(rel)  # not the patch sets' folders: yours, like the sets (kept)
     # a foreign manifest is rewritten even when its (restricted) content is unchanged (the
     # user's registry then records it as theirs), unless it came exactly as this run would
     # write it: a teammate's committed install stays byte for byte, and becomes trusted
@@ -88,8 +101,39 @@ VERIFIED_DRY = (
 )
 
 
+def root_store(res: Resolution, root: Path) -> bytes | None:
+    """The pristine store of ``root`` as it is now (uncompressed), or None."""
+    return pristine.unpack(res.read(root, root / pristine.STORE_NAME))
+
+
+def _keep_pristine(plan: Plan, new: Manifest, res: Resolution, store: bytes | None) -> None:
+    """Keep the bytes of every file this version installed, for the next upgrade's bases;
+    rewritten only when what it holds changes."""
+    kept = [
+        op.content
+        for op in plan.files
+        if (record := new.files.get(new.rel(op.path))) is not None
+        and record["sha256"] == sha256_bytes(op.content)
+    ]
+    packed = pristine.pack(kept)
+    path = new.root / pristine.STORE_NAME
+    if store is not None and store == packed:
+        current = res.read(new.root, path)
+        new.pristine = sha256_bytes(current) if current is not None else ""
+        return
+    data = pristine.compress(packed)
+    res.steps.append(Write(path, data, 0o644))
+    new.pristine = sha256_bytes(data)
+
+
 def _resolve_file(
-    op: FileOp, ctx: Context, old: Manifest | None, new: Manifest, res: Resolution, result: Result
+    op: FileOp,
+    ctx: Context,
+    old: Manifest | None,
+    new: Manifest,
+    res: Resolution,
+    result: Result,
+    patching: tuple[Saver, dict[str, bytes]],
 ) -> None:
     rel = new.rel(op.path)
     record = old.files.get(rel) if old else None
@@ -135,15 +179,17 @@ def _resolve_file(
             return
         res.steps.append(Write(op.path, op.content, op.mode))
         result.add("update", op.path)
-    elif record is not None:
-        patch = new.root / PATCHES_DIR / rel
-        if _aside_blocked(patch, op.path, new, res, result):
+    elif record is not None and record.get("patched") == sha256_bytes(current):
+        if want_sha == record["sha256"]:
+            # the user's edits, merged by --reapply into this very version: theirs now
+            result.add("skip", op.path, "your edits, merged by --reapply: kept")
+            new.files[rel] = record
             return
-        res.ensure_parent(patch)
-        res.steps.append(Write(patch, current, None))
-        res.steps.append(Write(op.path, op.content, op.mode))
-        result.add("backup", patch, f"your changes to {rel} are kept here")
-        result.add("update", op.path)
+        if not _save_patch(op, rel, current, record["sha256"], new, res, result, patching):
+            return
+    elif record is not None:
+        if not _save_patch(op, rel, current, record["sha256"], new, res, result, patching):
+            return
     elif current == op.content:
         # The user already had our exact bytes: adopt it without touching it, and leave it
         # to them on uninstall (it was theirs before we came).
@@ -160,6 +206,37 @@ def _resolve_file(
         res.not_installed.add(op.path)
         return
     new.files[rel] = {"sha256": want_sha, "mode": op.mode}
+
+
+def _save_patch(
+    op: FileOp,
+    rel: str,
+    current: bytes,
+    old_sha: str,
+    new: Manifest,
+    res: Resolution,
+    result: Result,
+    patching: tuple[Saver, dict[str, bytes]],
+) -> bool:
+    """Save the user's edited copy and the bytes it was edited from (when the pristine store
+    has them) as part of this run's patch set, then replace the file. False: left alone."""
+    saver, bases = patching
+    user = saver.user_copy(rel)
+    if _aside_blocked(user, op.path, new, res, result):
+        return False
+    res.ensure_parent(user)
+    res.steps.append(Write(user, current, None))
+    base = bases.get(old_sha)
+    if base is None and sha256_bytes(op.content) == old_sha:
+        base = op.content  # no store (an older install), but this file did not change
+    if base is not None:
+        res.ensure_parent(saver.base_copy(rel))
+        res.steps.append(Write(saver.base_copy(rel), base, None))
+    saver.add(rel, sha256_bytes(current), old_sha if base is not None else None, op.content)
+    res.steps.append(Write(op.path, op.content, op.mode))
+    result.add("backup", user, f"your changes to {rel}, for msd-install --reapply")
+    result.add("update", op.path)
+    return True
 
 
 def _back_up(path: Path, rel: str, new: Manifest, res: Resolution, result: Result) -> bool:

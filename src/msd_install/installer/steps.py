@@ -6,6 +6,7 @@ them through a ``Transaction``. A dry run stops after resolution, so it cannot w
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,6 +76,8 @@ def execute(steps: list[Step], tx: Transaction, guard: Guard | None = None) -> l
     guard = (guard or Guard(Path("/"))).pin(tx.dirs)
     kept: list[Path] = []
     for step in steps:
+        if isinstance(step, RemoveDirIfEmpty) and not os.path.lexists(step.path):
+            continue  # gone already, maybe with its parent (you removed msd-local-patches/)
         spot = guard.locate(step.path, _ACTION[type(step)])
         if isinstance(step, MakeDir):
             tx.mkdir_at(spot)

@@ -2,7 +2,9 @@
 
 A file is removed only if its bytes still hash to what we wrote (a file the user changed is
 kept and reported); a config entry only if it is still ours; backups are put back; the
-directories we created go once empty; the manifest goes last. No name patterns, ever.
+directories we created go once empty; the pristine store goes with the manifest, last. The
+local patches an upgrade saved (``msd-local-patches/``) are the user's: kept, each named.
+No name patterns, ever.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from .configedit import check_writable, invert, open_doc, refused
 from .confine import inside, is_regular_file, read_plain, real_target
 from .fs import read_file, sha256_bytes
 from .manifest import FOREIGN_CONFIG, Manifest
+from .patches import kept as kept_patches
+from .pristine import STORE_NAME
 from .report import Result
 from .resolve import restore_steps
 from .steps import Remove, RemoveDirIfEmpty, Step, Write
@@ -78,6 +82,13 @@ def resolve_uninstall(manifest: Manifest, result: Result, fence: Path | None = N
             steps.append(Remove(path))
             result.add("remove", path, "written by msd at run time")
     steps.extend(_bytecode_caches(manifest, result))
+    for path, why in kept_patches(manifest.root):
+        result.add("skip", path, why)
+    store = manifest.root / STORE_NAME
+    data = read_plain(store)
+    if data is not None and manifest.pristine and sha256_bytes(data) == manifest.pristine:
+        steps.append(Remove(store))
+        result.add("remove", store, "msd's copy of the files it installed")
     steps.append(Remove(manifest.path))
     result.add("remove", manifest.path)
     root = manifest.root

@@ -1,0 +1,191 @@
+"""``--reapply``: merge the saved patch sets back into msd's files, three ways.
+
+For each file of each patch set (oldest first): base = the bytes msd had installed when you
+edited it (``base/<path>``), yours = your copy (``user/<path>``), new = what the upgrade
+installed (the file as it is, which must still hash as the manifest says, or, for a file
+merged before, its bytes from the pristine store). A clean merge is written (``update``);
+one with conflicts is written with markers (``conflict``, exit 1). The manifest then records
+the merged bytes (``patched``): your file, kept by reinstall, uninstall and ``--check``. A file
+that changed since the upgrade is left alone (``conflict``: merge it by hand). The sets stay
+until ``--done``, which removes each set whose every file is merged (nothing else) and takes
+a merged file you edited since (settling its conflict markers) as the merge.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import __version__
+from ..errors import PatchError
+from .confine import read_plain
+from .fs import sha256_bytes
+from .manifest import Manifest
+from .manifestcheck import PATCHES_DIR
+from .merge import merge
+from .patches import MAX_COPY, PATCH_FILE, PatchEntry, PatchSet, listing, load, read_bounded
+from .pristine import STORE_NAME, blobs, unpack
+from .report import Result
+from .steps import Remove, RemoveDirIfEmpty, Step, Write
+
+
+@dataclass
+class Reapply:
+    manifest: Manifest
+    result: Result
+    store: dict[str, bytes]
+    done: bool
+    merged: dict[str, bytes] = field(default_factory=dict)  # what this run writes, per file
+    settled: dict[str, str] = field(default_factory=dict)  # --done: your edits since a merge
+    steps: list[Step] = field(default_factory=list)
+
+
+def resolve_reapply(manifest: Manifest, result: Result, *, done: bool) -> list[Step]:
+    """The steps of a ``--reapply`` (``--done``: and of removing the merged sets)."""
+    root = manifest.root
+    if not manifest.trusted:
+        raise PatchError(
+            "local patches are merged only under a manifest your msd-install wrote",
+            path=manifest.path,
+            hint="nothing was changed; run msd-install for this root first",
+        )
+    directories, other = listing(root)
+    sets = [load(root, d, manifest.runtime) for d in directories]  # all checked up front
+    for path in other:
+        result.add("skip", path, "not a patch set msd-install saved: merge it by hand")
+    if not sets:
+        result.notes.append(f"no local patches to reapply in {root / PATCHES_DIR}")
+        return []
+    # msd's files are read as uninstall reads them: under your manifest, through your links
+    run = Reapply(manifest, result, blobs(unpack(read_plain(root / STORE_NAME))), done)
+    complete = {s.name: all([_file(run, s, e) for e in s.doc["files"]]) for s in sets}
+    for rel, content in run.merged.items():
+        run.steps.append(Write(manifest.abs(rel), content, None))
+        manifest.files[rel] = {**manifest.files[rel], "patched": sha256_bytes(content)}
+    for rel, digest in run.settled.items():
+        manifest.files[rel] = {**manifest.files[rel], "patched": digest}
+    if run.merged or run.settled:
+        run.steps.append(Write(manifest.path, manifest.to_bytes(), 0o644, barrier=True))
+    for patch_set in sets:
+        shown = f"{PATCHES_DIR}/{patch_set.name}"
+        if done and complete[patch_set.name]:
+            run.steps.extend(_removal(patch_set))
+            result.add("remove", patch_set.directory, "merged; removed as you confirmed (--done)")
+        elif done:
+            result.add("skip", patch_set.directory, "kept: not every file of it is merged")
+        else:
+            result.notes.append(
+                f"your saved copies stay in {shown}; once the merge is right, remove them "
+                "with msd-install --reapply --done"
+            )
+    if done and any(complete.values()):
+        run.steps.append(RemoveDirIfEmpty(root / PATCHES_DIR))
+    return run.steps
+
+
+def _file(run: Reapply, patch_set: PatchSet, entry: PatchEntry) -> bool:
+    """Merge one saved file; True when it is in place (merged now or before, or already in
+    this version), False when it is left for you (reported as ``conflict`` or ``skip``)."""
+    manifest, result = run.manifest, run.result
+    rel = entry["path"]
+    path = manifest.abs(rel)
+    user = patch_set.directory / entry["user"]
+    shown = f"{PATCHES_DIR}/{patch_set.name}/{entry['user']}"
+    record = manifest.files.get(rel)
+    if record is None or record.get("adopted"):
+        result.add("skip", path, f"no longer one of msd's files; your copy stays in {shown}")
+        return False
+    if not os.path.lexists(user):
+        result.add("conflict", path, f"your saved copy {shown} is gone: nothing to merge")
+        return False
+    yours = read_bounded(manifest.root, user, MAX_COPY)
+    base = _base(manifest.root, patch_set, entry)
+    if base is None:
+        result.add(
+            "conflict",
+            path,
+            f"no pristine base was saved (installed by an older msd-install): merge {shown} "
+            "by hand or with /msd-reapply-patches",
+        )
+        return False
+    if rel in run.merged:  # a later set for the same file: merge into the earlier merge
+        new = run.merged[rel]
+    else:
+        current = read_plain(path)
+        if current is None:
+            result.add("conflict", path, "missing: run msd-install to put it back, then --reapply")
+            return False
+        if sha256_bytes(current) != record["sha256"]:
+            return _merged_before(run, path, record.get("patched"), current, (base, yours))
+        new = current
+    label = f"{manifest.runtime} {__version__}"
+    outcome = merge(base, yours, new, label=label)
+    if outcome.content == new:
+        result.add("identical", path, "your edits are in this version already")
+        return True
+    run.merged[rel] = outcome.content
+    if outcome.conflicts:
+        result.add(
+            "conflict",
+            path,
+            f"{outcome.conflicts} conflict(s) written between <<<<<<< and >>>>>>> lines: "
+            f"edit the file to settle them (your copy stays in {shown})",
+        )
+        return False
+    result.add("update", path, f"your edits from {shown} merged")
+    return True
+
+
+def _merged_before(
+    run: Reapply, path: Path, patched: str | None, current: bytes, sides: tuple[bytes, bytes]
+) -> bool:
+    """The file is not the one the upgrade installed: merged by an earlier --reapply (then
+    in place, unless its conflict markers are still there), or changed by you since."""
+    result = run.result
+    record = run.manifest.files[run.manifest.rel(path)]
+    if patched is None:
+        result.add(
+            "conflict",
+            path,
+            "changed since the upgrade installed it: nothing written; merge your saved copy "
+            "by hand",
+        )
+        return False
+    if patched != sha256_bytes(current):
+        if run.done:  # you confirm your version: it is the merged file from now on
+            run.settled[run.manifest.rel(path)] = sha256_bytes(current)
+        result.add("skip", path, "merged before, and changed by you since: kept")
+        return True
+    new = run.store.get(record["sha256"])
+    if new is not None and merge(*sides, new).conflicts:
+        result.add("conflict", path, "merged before; its conflict markers are still there")
+        return False
+    result.add("identical", path, "your edits are merged already")
+    return True
+
+
+def _base(root: Path, patch_set: PatchSet, entry: PatchEntry) -> bytes | None:
+    """The saved base, only if it still hashes as the patch set says."""
+    if entry["base"] is None or not os.path.lexists(patch_set.directory / entry["base"]):
+        return None
+    data = read_bounded(root, patch_set.directory / entry["base"], MAX_COPY)
+    return data if sha256_bytes(data) == entry["base_sha256"] else None
+
+
+def _removal(patch_set: PatchSet) -> list[Step]:
+    """Remove the files the set names (and its ``patch.json``), then its folders if empty:
+    never anything it does not name."""
+    steps: list[Step] = []
+    folders: set[Path] = {patch_set.directory}
+    for entry in patch_set.doc["files"]:
+        for rel in (entry["user"], entry["base"]):
+            if rel is None:
+                continue
+            path = patch_set.directory / rel
+            steps.append(Remove(path))
+            folders.update(p for p in path.parents if p.is_relative_to(patch_set.directory))
+    steps.append(Remove(patch_set.directory / PATCH_FILE))
+    for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
+        steps.append(RemoveDirIfEmpty(folder))
+    return steps
