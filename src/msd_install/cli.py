@@ -25,10 +25,13 @@ from .installer.context import GLOBAL, LOCAL, Context
 from .installer.health import check_health, health_json
 from .installer.plan import Bounds
 from .installer.report import Result
+from .payload import Payload
 from .payload import load as load_payload
+from .payload.pack import NAME as PACK_NAME
 from .render import render_check, render_health, render_text
 from .runtimes import ADAPTERS, RUNTIMES
 from .runtimes._base import Adapter
+from .runtimes.packs import core_bounds, pack_plan, read_pack
 
 JSON_FORMAT = 1
 
@@ -53,6 +56,14 @@ def _runtime_options(func: Any) -> Any:
     help="Use this directory as the runtime's global root.",
 )
 @click.option("-u", "--uninstall", is_flag=True, help="Remove what msd-install installed.")
+@click.option(
+    "--payload",
+    metavar="DIR",
+    help="Install the Claude-format pack in DIR (in its own namespace) instead of MSD Core.",
+)
+@click.option(
+    "--pack", metavar="NAME", help="With --uninstall: remove the pack NAME, not MSD Core."
+)
 @click.option("--dry-run", is_flag=True, help="Show what would happen; write nothing.")
 @click.option(
     "--check",
@@ -85,6 +96,8 @@ def cli(
     yes: bool,
     force: bool,
     force_statusline: bool,
+    payload: str | None,
+    pack: str | None,
     **flags: bool,
 ) -> None:
     """Install MSD Core into AI coding runtimes, or remove it again without a trace."""
@@ -95,6 +108,7 @@ def cli(
         raise UsageError("--config-dir names a global root; it cannot be used with --local")
     if check and uninstall:
         raise UsageError("--check and --uninstall cannot be used together")
+    source = _pack_source(payload, pack, uninstall)
     names = [n for n in RUNTIMES if flags.get(f"rt_{n}")]
     if all_:
         names = list(RUNTIMES)
@@ -129,7 +143,7 @@ def cli(
     results: list[Result] = []
     for name in names:
         try:
-            results.append(_run(name, ctx, uninstall=uninstall, dry_run=dry_run))
+            results.append(_run(name, ctx, uninstall=uninstall, dry_run=dry_run, pack=source))
         except MsdError as exc:
             exc.done = [r.to_json() for r in results]
             if not as_json:
@@ -154,14 +168,36 @@ def cli(
     sys.exit(code)
 
 
-def _run(name: str, ctx: Context, *, uninstall: bool, dry_run: bool) -> Result:
+def _run(
+    name: str, ctx: Context, *, uninstall: bool, dry_run: bool, pack: Payload | str | None
+) -> Result:
     runtime = ADAPTERS[name]
     fault = _signal_hook()
     if uninstall:
+        space = pack.namespace if isinstance(pack, Payload) else pack or ""
+        bounds = (lambda: core_bounds(runtime, ctx)) if space else _bounds(runtime, ctx)
         return engine.uninstall(
-            name, ctx, runtime.root(ctx), _bounds(runtime, ctx), dry_run=dry_run, fault=fault
+            name, ctx, runtime.root(ctx), bounds, dry_run=dry_run, fault=fault, namespace=space
         )
-    return engine.install(runtime.plan(ctx, load_payload()), ctx, dry_run=dry_run, fault=fault)
+    if isinstance(pack, Payload):
+        plan = pack_plan(runtime, ctx, pack)
+    else:
+        plan = runtime.plan(ctx, load_payload())
+    return engine.install(plan, ctx, dry_run=dry_run, fault=fault)
+
+
+def _pack_source(payload: str | None, pack: str | None, uninstall: bool) -> Payload | str | None:
+    """The pack a run is about: read and validated from ``--payload`` before anything is
+    planned or written, or named by ``--pack`` (uninstall only); None for MSD Core."""
+    if pack is not None:
+        if not uninstall:
+            raise UsageError("--pack names a pack to remove: use it with --uninstall")
+        if payload is not None:
+            raise UsageError("--pack and --payload cannot be used together")
+        if not PACK_NAME.fullmatch(pack):
+            raise UsageError(f"--pack {pack!r} is not a pack name")
+        return pack
+    return read_pack(Path(payload)) if payload is not None else None
 
 
 def _signal_hook() -> Callable[[int], None] | None:
@@ -289,7 +325,8 @@ def main(argv: list[str] | None = None) -> None:
     except MsdError as exc:
         kind = type(exc).__name__
         line = f"error: {exc.one_line()}"
-        _fail(as_json, exc.exit_code, kind, line, path=exc.path, done=exc.done)
+        problems = getattr(exc, "problems", None)
+        _fail(as_json, exc.exit_code, kind, line, path=exc.path, done=exc.done, more=problems)
     except KeyboardInterrupt:
         line = "interrupted; every change of this run was rolled back"
         _fail(as_json, 130, "interrupted", line)
@@ -309,17 +346,24 @@ def _fail(
     *,
     path: Path | None = None,
     done: list[dict[str, object]] | None = None,
+    more: list[str] | None = None,
 ) -> None:
     """Report an error and exit ``code``: ``msd-install: <line>`` on stderr; under ``--json``
     also the one document on stdout, with what finished before the error (``results``) and
     the error (its message without the ``error: `` of the text line)."""
     click.echo(f"msd-install: {line}", err=True)
+    for problem in more or ():  # a malformed pack: every problem, one line each
+        rel, _, what = problem.partition(": ")
+        where = path if rel == "." or path is None else path / rel
+        click.echo(f"msd-install: {where}: {what}", err=True)
     if as_json:
-        error = {
+        error: dict[str, object] = {
             "kind": kind,
             "message": line.removeprefix("error: "),
             "path": str(path) if path else None,
         }
+        if more:
+            error["problems"] = more
         doc = {
             "format": JSON_FORMAT,
             "version": __version__,

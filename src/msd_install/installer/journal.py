@@ -38,7 +38,9 @@ FORMAT = 1
 class Journal:
     """The journal of one run in ``root`` (which the run holds the lock of)."""
 
-    def __init__(self, root: Path, verb: str, made: tuple[Path, ...] = ()) -> None:
+    def __init__(
+        self, root: Path, verb: str, made: tuple[Path, ...] = (), manifest: str = ""
+    ) -> None:
         self.root = root
         self.dir = root / JOURNAL_DIR
         self._count = 0
@@ -48,7 +50,10 @@ class Journal:
         self._fd = os.open(self.dir / INTENT, flags | getattr(os, "O_NOFOLLOW", 0), 0o600)
         fsync_dir(self.dir)
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime())
-        self._append({"msd_journal": FORMAT, "verb": verb, "pid": os.getpid(), "started": stamp})
+        head = {"msd_journal": FORMAT, "verb": verb, "pid": os.getpid(), "started": stamp}
+        if manifest:  # a pack's run (``--payload``): the manifest a recovery settles
+            head["manifest"] = manifest
+        self._append(head)
         for directory in made:  # the root and parents made before the lock could be taken
             self._append({"op": "mkdir", "path": rel_of(root, directory)})
 

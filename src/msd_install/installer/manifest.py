@@ -34,7 +34,7 @@ from typing import Any, TypedDict
 from .. import __version__
 from ..errors import ManifestError
 from .confine import escaping_link, is_ancestor_chain, show
-from .manifestcheck import MANIFEST_NAME, problem, rel_of
+from .manifestcheck import MANIFEST_NAME, manifest_name, problem, rel_of
 from .plan import Bounds
 from .registry import Registry
 
@@ -47,6 +47,7 @@ __all__ = [
     "ConfigRecord",
     "Manifest",
     "load",
+    "manifest_name",
 ]
 
 FORMAT = 1
@@ -116,10 +117,11 @@ class Manifest:
     # False for a manifest this user's msd-install did not write (``restrict``)
     trusted: bool = True
     withheld: list[str] = field(default_factory=list)  # what ``restrict`` left out, for notes
+    name: str = MANIFEST_NAME  # MSD Core's, or a pack's (``manifestcheck.manifest_name``)
 
     @property
     def path(self) -> Path:
-        return self.root / MANIFEST_NAME
+        return self.root / self.name
 
     def rel(self, path: Path) -> str:
         return rel_of(self.root, path)
@@ -220,18 +222,24 @@ def _v0_to_v1(doc: dict[str, Any]) -> dict[str, Any]:
 _UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: _v0_to_v1}
 
 
-def load(root: Path, bounds: Callable[[], Bounds], registry: Registry | None) -> Manifest | None:
+def load(
+    root: Path,
+    bounds: Callable[[], Bounds],
+    registry: Registry | None,
+    name: str = MANIFEST_NAME,
+) -> Manifest | None:
     """The manifest of ``root``, validated as a whole, or None when there is none.
 
     ``bounds``: the config and state files the runtime's adapter names for this root (asked
     for only when there is a manifest). ``registry``: the user's record of the manifests
     msd-install wrote; a manifest it does not list is foreign and comes back restricted.
     Raises ``ManifestError`` on the first problem, before anything has been changed.
+    ``name``: MSD Core's manifest or a pack's.
     """
-    manifest = validated(root, bounds)
+    manifest = validated(root, bounds, name)
     if manifest is None:
         return None
-    if registry is not None and registry.digest(root) == manifest.digest():
+    if registry is not None and registry.digest(root, name) == manifest.digest():
         return manifest
     link = manifest.escaping_link()
     if link is not None:
@@ -240,9 +248,11 @@ def load(root: Path, bounds: Callable[[], Bounds], registry: Registry | None) ->
     return manifest
 
 
-def validated(root: Path, bounds: Callable[[], Bounds]) -> Manifest | None:
+def validated(
+    root: Path, bounds: Callable[[], Bounds], name: str = MANIFEST_NAME
+) -> Manifest | None:
     """The manifest of ``root`` as it is on disk, validated but not restricted."""
-    path = root / MANIFEST_NAME
+    path = root / name
     raw = _read(path)
     if raw is None:
         return None
@@ -261,6 +271,7 @@ def validated(root: Path, bounds: Callable[[], Bounds]) -> Manifest | None:
         state=list(doc.get("state", [])),
         interpreter=doc.get("interpreter", ""),
         installer_version=doc.get("installer_version", "?"),
+        name=name,
     )
     return manifest
 
