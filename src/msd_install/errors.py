@@ -83,4 +83,4 @@ class PackError(UsageError):
     def __init__(self, directory: Path, problems: list[str]):
         count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
         super().__init__(f"not a valid pack ({count}); nothing was written", path=directory)
-        self.problems = problems
+        self.problems = [" ".join(p.split()) for p in problems]  # one line each, always
