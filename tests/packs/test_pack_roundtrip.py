@@ -17,7 +17,7 @@ from packkit import make_pack
 
 from helpers import build, run_cli, snapshot
 
-RUNTIMES = ("claude", "codex", "gemini", "opencode", "cursor")
+RUNTIMES = ("claude", "codex", "gemini", "opencode", "cursor", "copilot")
 SCOPES = ("--global", "--local")
 # the user's own config, with CRLF line endings and comments where the format has them
 USER = {
@@ -47,30 +47,38 @@ def _ok(args: list[str], home: Path, cwd: Path) -> str:
 
 @pytest.mark.parametrize("scope", SCOPES)
 @pytest.mark.parametrize("runtime", RUNTIMES)
-def test_pack_beside_msd_core_in_both_orders(tmp_path: Path, runtime: str, scope: str) -> None:
+def test_pack_beside_msd_core_in_every_order(tmp_path: Path, runtime: str, scope: str) -> None:
     home, cwd, pack = _setup(tmp_path, scope)
     original = snapshot(home)
     rt = [f"--{runtime}", scope]
+    add_pack, drop_pack = [*rt, "--payload", str(pack)], [*rt, "--uninstall", "--pack", "acme"]
+    add_core, drop_core = rt, [*rt, "--uninstall"]
 
-    # pack first, MSD Core second; the pack goes first
-    _ok([*rt, "--payload", str(pack)], home, cwd)
+    # the pack alone
+    _ok(add_pack, home, cwd)
     pack_only = snapshot(home)
-    _ok(rt, home, cwd)
-    _ok([*rt, "--uninstall", "--pack", "acme"], home, cwd)
-    _ok([*rt, "--uninstall"], home, cwd)
+    _ok(drop_pack, home, cwd)
     assert snapshot(home) == original
 
-    # MSD Core first; removing the pack gives back exactly MSD Core's install
-    _ok(rt, home, cwd)
+    # MSD Core, then the pack: removing the pack gives back MSD Core's install, byte for byte
+    _ok(add_core, home, cwd)
     core_only = snapshot(home)
-    _ok([*rt, "--payload", str(pack)], home, cwd)
+    _ok(add_pack, home, cwd)
     _ok([*rt, "--uninstall", "--payload", str(pack)], home, cwd)
     assert snapshot(home) == core_only
-    # ... and MSD Core's uninstall leaves the pack's install exactly as the pack alone made it
-    _ok([*rt, "--payload", str(pack)], home, cwd)
-    _ok([*rt, "--uninstall"], home, cwd)
+    # ... and removing MSD Core under the pack leaves what the pack alone installs
+    _ok(add_pack, home, cwd)
+    _ok(drop_core, home, cwd)
     assert _semantic(snapshot(home)) == _semantic(pack_only)
-    _ok([*rt, "--uninstall", "--pack", "acme"], home, cwd)
+    _ok(drop_pack, home, cwd)
+    assert snapshot(home) == original
+
+    # the pack, then MSD Core: removing the pack leaves what MSD Core alone installs
+    _ok(add_pack, home, cwd)
+    _ok(add_core, home, cwd)
+    _ok(drop_pack, home, cwd)
+    assert _semantic(snapshot(home)) == _semantic(core_only)
+    _ok(drop_core, home, cwd)
     assert snapshot(home) == original
 
 

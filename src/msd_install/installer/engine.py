@@ -115,8 +115,8 @@ def uninstall(
                     registry.drop_if_empty(tx)
                 return result
             with _journaled(tx, root, "uninstall", namespace=namespace):
-                steps = resolve_uninstall(found, result)
                 heirs = handover.heirs(found, bounds, registry)  # MSD Core's and packs'
+                steps = resolve_uninstall(found, result)
                 steps += [Write(h.path, h.to_bytes(), 0o644, barrier=True) for h in heirs]
                 guard = _guard(root, bounds(), found.trusted)
                 kept = list(execute(steps, tx, guard))

@@ -17,9 +17,10 @@ from collections.abc import Callable
 
 from ..errors import MsdError
 from . import manifest
-from .configdoc import fmt_of
+from .configdoc import ConfigDoc, fmt_of
 from .configedit import invert, open_doc
 from .fs import read_file
+from .manifest import ConfigOp
 from .manifestcheck import MANIFEST_NAME, PACK_MANIFEST
 from .plan import Bounds
 from .registry import Registry
@@ -28,7 +29,8 @@ from .registry import Registry
 def heirs(
     found: manifest.Manifest, bounds: Callable[[], Bounds], registry: Registry
 ) -> list[manifest.Manifest]:
-    """The sibling manifests of ``found`` changed to take over what its uninstall leaves."""
+    """The sibling manifests of ``found`` changed to take over the structure its uninstall
+    leaves in place; ``found`` itself no longer lists what it handed over."""
     if not found.trusted or not found.config:
         return []
     siblings = _siblings(found, bounds, registry)
@@ -44,11 +46,7 @@ def heirs(
             continue  # the uninstall itself reports it
         if doc.text == fmt_of(record["fmt"]).empty and record["created"]:
             continue  # the file goes: nothing to hand over
-        left = [
-            op
-            for op in record["ops"]
-            if op.get("label") == "container" and doc.node((*op["path"], op["key"])) is not None
-        ]
+        left = [op for op in record["ops"] if _structure(op, doc)]
         if not left and not record["created"]:
             continue
         heir = next((s for s in siblings if s.config_for(path) is not None), None)
@@ -58,8 +56,21 @@ def heirs(
         assert own is not None
         own["ops"] = [*left, *own["ops"]]
         own["created"] = own["created"] or record["created"]
+        record["ops"] = [op for op in record["ops"] if op not in left]
+        record["created"] = False
         changed[heir.name] = heir
     return list(changed.values())
+
+
+def _structure(op: ConfigOp, undone: ConfigDoc) -> bool:
+    """An op of the file's structure that the sibling still needs once ours are undone: a
+    container still holding something, or a member without a marker of ours (the
+    ``"version": 1`` of a hooks file), which is no entry of anyone's in particular."""
+    if op["op"] != "member" or op.get("marker"):
+        return False
+    if op.get("label") == "container":
+        return undone.node((*op["path"], op["key"])) is not None
+    return True
 
 
 def _siblings(

@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..installer.context import Context
-from ..installer.plan import Bounds, FileOp, Plan
+from ..installer.plan import MEMBER, Bounds, ConfigEntry, FileOp, Plan
 from ..payload import Payload, Skill
 from ..payload import load as load_core
 from ..payload.pack import load_pack
@@ -56,7 +56,7 @@ def pack_plan(adapter: Adapter, ctx: Context, pack: Payload) -> Plan:
             files.setdefault(op.path, op)
     entries = []
     for entry in plan.entries:
-        if entry.requires and all(p in files for p in entry.requires):
+        if _entry_is_packs(entry, files, root, pack.namespace):
             entries.append(entry)
         else:
             notes.append(f"{entry.label or entry.ident}: not the pack's own entry: left out")
@@ -76,6 +76,17 @@ def core_bounds(adapter: Adapter, ctx: Context) -> Bounds:
     """The config and state files the adapter names for MSD Core in this root: the bounds
     of a pack's manifest too (a pack adds to the same config files, never to others)."""
     return adapter.plan(ctx, load_core()).bounds()
+
+
+def _entry_is_packs(entry: ConfigEntry, files: dict[Path, FileOp], root: Path, pack: str) -> bool:
+    """An entry that runs the pack's files (a hook), names its folder (Gemini's
+    ``includeDirectories``), or is structure without a marker (the ``version`` of a hooks
+    file, shared with MSD Core: ``installer/handover.py``)."""
+    if entry.requires:
+        return all(p in files for p in entry.requires)
+    if entry.marker:
+        return Path(entry.marker).is_absolute() and _is_packs(Path(entry.marker), root, pack)
+    return entry.kind == MEMBER and entry.key != "msd"
 
 
 def _is_packs(path: Path, root: Path, pack: str) -> bool:
