@@ -27,6 +27,7 @@ USER = {
     ".gemini/settings.json": '{\n  // mine\n  "theme": "dark"\n}\n',
     ".codex/config.toml": '# mine\nmodel = "o3"\n',
     ".cursor/mcp.json": '{"mcpServers": {"mine": {"command": "x"}}}\n',
+    ".hermes/config.yaml": "# mine\nmodel:\n  default: x\n",
 }
 
 
@@ -45,8 +46,11 @@ def _ok(args: list[str], home: Path, cwd: Path) -> str:
     return proc.stdout
 
 
-@pytest.mark.parametrize("scope", SCOPES)
-@pytest.mark.parametrize("runtime", RUNTIMES)
+@pytest.mark.parametrize(
+    ("runtime", "scope"),
+    # Hermes (YAML, whose parents come with an entry) has a global scope only
+    [(r, s) for r in RUNTIMES for s in SCOPES] + [("hermes", "--global")],
+)
 def test_pack_beside_msd_core_in_every_order(tmp_path: Path, runtime: str, scope: str) -> None:
     home, cwd, pack = _setup(tmp_path, scope)
     original = snapshot(home)

@@ -13,7 +13,10 @@ counts as created by it. Install + uninstall in any order then gives back the or
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
+from typing import Any
 
 from ..errors import MsdError
 from . import manifest
@@ -24,6 +27,7 @@ from .manifest import ConfigOp
 from .manifestcheck import MANIFEST_NAME, PACK_MANIFEST
 from .plan import Bounds
 from .registry import Registry
+from .valuehash import value_hash
 
 
 def heirs(
@@ -47,6 +51,7 @@ def heirs(
         if doc.text == fmt_of(record["fmt"]).empty and record["created"]:
             continue  # the file goes: nothing to hand over
         left = [op for op in record["ops"] if _structure(op, doc)]
+        left += [p for op in record["ops"] if (p := _implied_parents(op, doc)) is not None]
         if not left and not record["created"]:
             continue
         heir = next((s for s in siblings if s.config_for(path) is not None), None)
@@ -71,6 +76,51 @@ def _structure(op: ConfigOp, undone: ConfigDoc) -> bool:
     if op.get("label") == "container":
         return undone.node((*op["path"], op["key"])) is not None
     return True
+
+
+_YAML_KEY_LINE = re.compile(r" *[^\s:#-][^:#]*:[ \t]*")
+
+
+def _implied_parents(op: ConfigOp, undone: ConfigDoc) -> ConfigOp | None:
+    """YAML creates the parents of an entry with it (``hooks:`` / ``  pre_tool_call:`` lines
+    above the item, in the inserted text the op records), not as container ops. When they
+    stay because a sibling's entries are under them, they become a container op of the
+    sibling's: the topmost of them, as it will be once every entry under it is gone (the
+    keys down to a null), removed when it hashes so."""
+    interior = op.get("interior")
+    if not interior or op["op"] == "replace":
+        return None
+    try:
+        inserted = str(json.loads(interior)[0])
+    except (ValueError, TypeError, IndexError, KeyError):
+        return None  # a JSON interior: whitespace, never parents
+    path = list(op["path"]) if op["op"] == "item" else [*op["path"], op["key"]]
+    lines = inserted.split("\n")
+    made = 0
+    while made < len(path) and _YAML_KEY_LINE.fullmatch(lines[made]):
+        made += 1
+    if op["op"] == "member" and made and _key_of(lines[made - 1]) == op["key"]:
+        made -= 1  # the member's own ``key:`` line (a block value): an entry, not a parent
+    made = min(made, len(path) - (0 if op["op"] == "item" else 1))
+    if not made:
+        return None
+    top = len(path) - made - (0 if op["op"] == "item" else 1)
+    if undone.node(tuple(path[: top + 1])) is None:
+        return None
+    empty: Any = None
+    for key in reversed(path[top + 1 : len(path) - (0 if op["op"] == "item" else 1)]):
+        empty = {key: empty}
+    return {
+        "op": "member",
+        "path": path[:top],
+        "key": path[top],
+        "sha256": value_hash(empty),
+        "label": "container",
+    }
+
+
+def _key_of(line: str) -> str:
+    return line.strip().removesuffix(":").strip().strip("\"'")
 
 
 def _siblings(
