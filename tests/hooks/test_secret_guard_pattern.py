@@ -52,6 +52,21 @@ def test_patterns_match_as_in_bash(guard: ModuleType, pairs: list[tuple[str, str
     ]
 
 
+ENDS_IN_A_RANGE = ["[:-", "[a-", "[!a-", "x[a-", "*[a-", "[a-\\", "[:-x", "[a-x", "[:-a]", "[=a"]
+
+
+@pytest.mark.skipif(BASH is None, reason="bash is not installed")
+def test_a_pattern_that_ends_inside_a_range_matches_nothing_as_in_bash(guard: ModuleType) -> None:
+    """bash fails the whole match when the pattern ends inside a range (`[a-`); an unclosed
+    bracket anywhere else is a plain `[` (found by the property test above: `[:-`)."""
+    names = [*ENDS_IN_A_RANGE, ":", "-", "a", "[", "xa", "[a-\\"]
+    pairs = [(p, n) for p in ENDS_IN_A_RANGE for n in names]
+    guard.BUDGET.reset()
+    ours = [bool(guard.pattern_match(p, n)) for p, n in pairs]
+    assert ours == bash_matches(pairs)
+    assert not guard.pattern_match("[a-", "[a-") and guard.pattern_match("[a-x", "[a-x")
+
+
 @pytest.mark.parametrize(
     "pattern", ["[a" * 500_000, "[[:alpha:" * 100_000, "@(" * 500_000, "*a" * 500_000]
 )

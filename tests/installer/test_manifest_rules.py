@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from msd_install.errors import ManifestError
-from msd_install.installer.confine import show
 from msd_install.installer import manifest
+from msd_install.installer.confine import show
 from msd_install.installer.plan import Bounds
 from msd_install.installer.registry import Registry
 

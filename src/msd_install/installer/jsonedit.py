@@ -151,7 +151,9 @@ class JsonDocument:
         outer = _line_indent(self.text, node.start)
         indent = outer + unit
         interior = self.text[node.start + 1 : node.end - 1]
-        text = nl + indent + prefix + _render(value, unit, indent, nl, True) + nl + outer
+        # an "empty" container of a JSONC file may hold the user's comments: they stay, first
+        kept = interior.rstrip(WS) if interior.strip(WS) else ""
+        text = kept + nl + indent + prefix + _render(value, unit, indent, nl, True) + nl + outer
         return self.splice(node.start + 1, node.end - 1, text), Inserted(text, interior)
 
     def _remove(
@@ -160,7 +162,9 @@ class JsonDocument:
         start, end = spans[index]
         text = self.text
         if len(spans) == 1:
-            keep = "" if interior is None else interior
+            keep = interior
+            if keep is None:
+                keep = _without_only_member(text, node, start, end, self.newline)
             return self.splice(node.start + 1, node.end - 1, keep)
         if index > 0:
             prev_end = spans[index - 1][1]
@@ -175,6 +179,19 @@ class JsonDocument:
             return self.splice(start, next_start, "")
         comma = end + between.index(",")
         return self.splice(comma, comma + 1, "").splice(start, end, "")
+
+
+def _without_only_member(text: str, node: Node, start: int, end: int, nl: str) -> str:
+    """The interior of a container once its only member goes, when the interior it had
+    before ours was not recorded (the user deleted our first entry, a later run added one
+    back): the user's comments around it stay, the whitespace we added goes."""
+    before = text[node.start + 1 : start].rstrip(WS)
+    after = text[end : node.end - 1]
+    if not before and not after.strip(WS):
+        return ""
+    if before and "\n" not in after:  # a // comment must not swallow the closing bracket
+        after = nl + after
+    return before + after
 
 
 def _child(node: Node, key: Key) -> Node | None:

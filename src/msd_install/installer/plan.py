@@ -73,6 +73,8 @@ class Plan:
     # a pack's name (``--payload DIR``): its own manifest in the root, ``msd-file-manifest.
     # <pack>.json``, so that it installs and uninstalls independently of MSD Core
     namespace: str = ""
+    # values in the user's config that change what the install means to them (hooks off)
+    watches: tuple[Watch, ...] = ()
 
     def config_files(self) -> list[Path]:
         seen: dict[Path, None] = {}
@@ -83,6 +85,18 @@ class Plan:
     def bounds(self) -> Bounds:
         config = frozenset((*self.config_files(), *self.config_names))
         return Bounds(config, frozenset(self.state_files))
+
+
+@dataclass(frozen=True)
+class Watch:
+    """A setting of the user's that silences part of what we install (``disableAllHooks``):
+    when ``file`` holds ``equals`` at ``path``, the run says ``note`` (never changes it: the
+    setting is the user's)."""
+
+    file: Path
+    path: tuple[str, ...]
+    equals: Any
+    note: str
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,7 @@ def resolve_config(
         raw = read_file(path)
         fmt = entries[0].fmt if entries else (record["fmt"] if record else "json")
         doc = open_doc(path, raw, fmt)
+        _watch(plan, path, doc, result)
         created = raw is None or bool(record and record["created"])
         # a foreign record lost its markers: re-record the entries rather than carry it over
         if record is not None and res.follow_links and satisfied(doc, entries, old_ops):
@@ -93,6 +94,17 @@ def resolve_config(
         steps.append(Write(path, text.encode(), mode, expect=expect, in_place=True))
         result.add("create" if raw is None else "update", path)
     return steps
+
+
+def _watch(plan: Plan, path: Path, doc: ConfigDoc, result: Result) -> None:
+    """Say when a setting of the user's silences what we install (their hooks switch)."""
+    for watch in plan.watches:
+        if watch.file != path:
+            continue
+        node = doc.node(watch.path)
+        value = getattr(node, "value", None) if node is not None else None
+        if node is not None and type(value) is type(watch.equals) and value == watch.equals:
+            result.notes.append(watch.note)
 
 
 def _report_untouched(

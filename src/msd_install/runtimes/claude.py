@@ -36,6 +36,7 @@ from ._base import (
 from .shapes import (
     HookDialect,
     hook_script_ref,
+    hooks_off,
     mcp_member,
     settings_hooks,
     stdio_server,
@@ -57,8 +58,9 @@ def detect(ctx: Context) -> Detection:
     return detect_by(ctx, (global_root(ctx), local_root(ctx)), ("claude",))
 
 
+LABEL = "Claude Code"
 DIALECT = HookDialect(
-    "Claude Code",
+    LABEL,
     events={e: e for e in ("PreToolUse", "PostToolUse", "SessionStart")},
     status_line=True,
 )
@@ -127,12 +129,13 @@ def plan(ctx: Context, payload: Payload) -> Plan:
         dirs=(cache,),
         state_files=(cache / "msd-update-check.json",),
         config_names=(root / "settings.json", _mcp_file(ctx, root)),
+        watches=hooks_off(LABEL, root / "settings.json", ("disableAllHooks",), True, entries),
     )
 
 
 ADAPTER = Adapter(
     "claude",
-    "Claude Code",
+    LABEL,
     global_root,
     local_root,
     detect,

@@ -158,6 +158,7 @@ FAMILY = Family(
         "Gemini CLI reads files only inside the workspace: msd-core's workflows, references "
         "and templates are added to context.includeDirectories in settings.json",
     ),
+    hooks_switch=(("hooksConfig", "enabled"), False),
 )
 
 

@@ -37,6 +37,7 @@ from .markdown import document, tools_of
 from .shapes import (
     HookDialect,
     hook_script_ref,
+    hooks_off,
     mcp_member,
     settings_hooks,
     skill_op,
@@ -71,6 +72,7 @@ class Family:
     local_notes: tuple[str, ...] = ()  # what the user must do after a local install
     global_notes: tuple[str, ...] = ()  # what a global install changed beyond its root
     min_agent_body: int = 0  # shorter agent prompts are dropped by the runtime
+    hooks_switch: tuple[tuple[str, ...], Any] | None = None  # (path, value) that stops all hooks
 
 
 def _absolute(ctx: Context, path: str) -> str:
@@ -222,4 +224,9 @@ def plan(ctx: Context, payload: Payload, family: Family, root: Path) -> Plan:
         dirs=(cache,),
         state_files=(cache / "msd-update-check.json",),
         notes=(*summarize(notes), *(n.replace("{project}", str(ctx.cwd)) for n in user)),
+        watches=(
+            hooks_off(family.label, settings, *family.hooks_switch, entries)
+            if family.hooks_switch
+            else ()
+        ),
     )

@@ -156,6 +156,7 @@ FAMILY = Family(
         "references and templates are added to context.includeDirectories in settings.json",
     ),
     min_agent_body=10,
+    hooks_switch=(("disableAllHooks",), True),
 )
 
 

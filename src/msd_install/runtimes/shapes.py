@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..installer.context import Context
-from ..installer.plan import CONFLICT, IF_ABSENT, ITEM, MEMBER, ConfigEntry, FileOp
+from ..installer.plan import CONFLICT, IF_ABSENT, ITEM, MEMBER, ConfigEntry, FileOp, Watch
 from ..payload import Agent, HookSpec
 from ._base import (
     WALK_UP,
@@ -182,6 +182,21 @@ def settings_hooks(
             )
         )  # fmt: skip
     return entries, notes
+
+
+def hooks_off(
+    label: str, settings: Path, path: tuple[str, ...], equals: Any, entries: list[ConfigEntry]
+) -> tuple[Watch, ...]:
+    """Say it when the user's settings switch off every hook: ours are installed (and removed
+    again) all the same, but none of them, the secret-read guard included, runs meanwhile."""
+    if not any(e.file == settings and e.path[:1] == ("hooks",) for e in entries):
+        return ()
+    setting = ".".join(path)
+    note = (
+        f"hooks: {setting} is {str(equals).lower()} in {settings.name}: {label} runs none of "
+        "msd's hooks (the secret-read guard among them) until you change it"
+    )
+    return (Watch(settings, path, equals, note),)
 
 
 def mcp_member(
