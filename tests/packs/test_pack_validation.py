@@ -182,3 +182,21 @@ def test_fifo_is_a_problem_never_read(tmp_path: Path) -> None:
     proc = run_cli(["--claude", "--global", "--yes", "--payload", str(pack)], home)
     assert proc.returncode == 2
     assert "references/pipe.md: is not a plain file (a FIFO, socket or device)" in proc.stderr
+
+
+def test_file_names_the_manifest_could_not_hold(tmp_path: Path) -> None:
+    """A name with a control character, a backslash or bytes that are not UTF-8 would be
+    written into the pack's manifest, which every later run would refuse: refused up front."""
+    home = tmp_path / "home"
+    home.mkdir()
+    pack = make_pack(tmp_path / "acme")
+    (pack / "references/new\nline.md").write_text("x\n")
+    (pack / "references/back\\slash.md").write_text("x\n")
+    (pack / "references").joinpath(os.fsdecode(b"caf\xe9.md")).write_text("x\n")
+    proc = run_cli(["--claude", "--global", "--yes", "--payload", str(pack)], home)
+    assert proc.returncode == 2
+    assert "(3 problems)" in proc.stderr
+    assert "references/new\\nline.md: its name holds a control character" in proc.stderr
+    assert "references/back\\\\slash.md: its name holds a backslash" in proc.stderr
+    assert "references/caf\\udce9.md: its name is not valid UTF-8" in proc.stderr
+    assert list(home.iterdir()) == []

@@ -59,6 +59,10 @@ def read_pack(directory: Path) -> PackFiles:
             if entry.name in SKIPPED:
                 continue
             rel = f"{prefix}{entry.name}"
+            bad = _bad_name(entry.name)
+            if bad:
+                found.problems.append(f"{ascii(rel)[1:-1]}: its name {bad}")
+                continue
             st = entry.stat(follow_symlinks=False)
             if stat.S_ISLNK(st.st_mode):
                 found.problems.append(f"{rel}: is a symlink (a pack holds plain files only)")
@@ -85,6 +89,18 @@ def read_pack(directory: Path) -> PackFiles:
                 found.files[rel] = data
                 found.modes[rel] = st.st_mode & 0o777
     return found
+
+
+def _bad_name(name: str) -> str | None:
+    """Why a file name cannot be installed, or None: it becomes a path in the manifest, which
+    refuses what a terminal or another file system would show as something else."""
+    if any(0xD800 <= ord(c) <= 0xDFFF for c in name):
+        return "is not valid UTF-8"
+    if any(ord(c) < 32 or ord(c) == 127 for c in name):
+        return "holds a control character"
+    if "\\" in name:
+        return "holds a backslash"
+    return None
 
 
 def _read(path: Path, found: PackFiles, rel: str) -> bytes | None:
