@@ -44,7 +44,8 @@ def pack_plan(adapter: Adapter, ctx: Context, pack: Payload) -> Plan:
     root = plan.root
     files: dict[Path, FileOp] = {}
     # what an adapter says about MSD Core's own parts (its hooks, server, engine) is not news
-    notes = [n for n in plan.notes if "msd" not in n]
+    notes = [f"pack {pack.namespace}: recorded in its own msd-file-manifest.{pack.namespace}.json"]
+    notes += [n for n in plan.notes if "msd" not in n]
     for op in plan.files:
         if _is_packs(op.path, root, pack.namespace):
             files.setdefault(op.path, op)
