@@ -247,9 +247,14 @@ def _undo(
                 spot = guard.locate(entry.path, _action(entry))
             _put_back(spot, entry, backups.get(entry.path), found.pid)
         if any(e.path == registry.path for e in later):
-            restored = _manifest_digest(root, bounds, found.manifest)
             was_absent = any(e.line.get("was") == "absent" for e in later)
-            registry.settle(root, restored, drop_if_empty=was_absent, name=found.manifest)
+            # the run's own manifest, and any sibling it handed structure to (handover.py):
+            # each is vouched for again only where the record did before the run
+            names = [found.manifest, *_siblings(root, found.manifest)]
+            for n, name in enumerate(names):
+                restored = _manifest_digest(root, bounds, name)
+                last = n == len(names) - 1
+                registry.settle(root, restored, drop_if_empty=was_absent and last, name=name)
         for entry in later:
             if entry.op == "mkdir":
                 with contextlib.suppress(OSError):
@@ -303,6 +308,15 @@ def _sweep(spot: Spot, pid: int) -> None:
     for name in stale[:64]:
         with contextlib.suppress(OSError):
             os.unlink(name, dir_fd=spot.fd)
+
+
+def _siblings(root: Path, name: str) -> list[str]:
+    """The other manifests in ``root``: MSD Core's and the packs' (``--payload``)."""
+    try:
+        here = sorted(p.name for p in root.iterdir())
+    except OSError:
+        return []
+    return [n for n in here if n != name and (n == MANIFEST_NAME or PACK_MANIFEST.fullmatch(n))]
 
 
 def _manifest_digest(root: Path, bounds: Bounds, name: str) -> str | None:
