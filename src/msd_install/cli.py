@@ -28,12 +28,17 @@ from .installer.report import Result
 from .payload import Payload
 from .payload import load as load_payload
 from .payload.pack import NAME as PACK_NAME
-from .render import render_check, render_health, render_text
+from .progress import Progress
+from .render import next_step, render_check, render_health, render_text
 from .runtimes import ADAPTERS, RUNTIMES
 from .runtimes._base import Adapter
 from .runtimes.packs import core_bounds, pack_plan, read_pack
+from .style import PLAIN, Style, for_stream
 
 JSON_FORMAT = 1
+INTERRUPTED = "interrupted; every change of this run was rolled back"
+# the command a user types first in a runtime, in the runtime's own syntax (Adapter.invoke)
+FIRST_COMMAND = "msd-help"
 
 
 def _runtime_options(func: Any) -> Any:
@@ -44,7 +49,10 @@ def _runtime_options(func: Any) -> Any:
     return func
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="Also: 'msd-install doctor' checks every install (see 'msd-install doctor --help').",
+)
 @_runtime_options
 @click.option("--all", "all_", is_flag=True, help="Every supported runtime.")
 @click.option("-g", "--global", "global_", is_flag=True, help="Install into the user's config.")
@@ -71,6 +79,7 @@ def _runtime_options(func: Any) -> Any:
     help="Exit 1 if the install differs from what msd-install would write (drift); writes nothing.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@click.option("-v", "--verbose", is_flag=True, help="List every path with its verb.")
 @click.option("-y", "--yes", is_flag=True, help="Never ask; fail if something is missing.")
 @click.option(
     "--force",
@@ -93,6 +102,7 @@ def cli(
     dry_run: bool,
     check: bool,
     as_json: bool,
+    verbose: bool,
     yes: bool,
     force: bool,
     force_statusline: bool,
@@ -113,17 +123,23 @@ def cli(
     if all_:
         names = list(RUNTIMES)
     scope = LOCAL if local else GLOBAL if (global_ or config_dir is not None) else None
-    probe = context.from_environment(scope=scope or GLOBAL)
+    # with --config-dir, so that a bad one is refused before any prompt
+    probe = context.from_environment(scope=scope or GLOBAL, config_dir=config_dir)
+    why = "no terminal to ask on"
+    if probe.ci and interactive:  # a CI job never waits for an answer, even on a terminal
+        interactive, why = False, "CI is set"
     if not names:
         names = (
             _ask_runtimes(probe)
             if interactive
-            else _missing("no runtime given", "--claude (or --all)")
+            else _missing("no runtime given", "--claude (or --all)", why)
         )
     if config_dir is not None and len(names) > 1:
         raise UsageError("--config-dir applies to one runtime; name exactly one")
     if scope is None:
-        scope = _ask_scope() if interactive else _missing("no scope given", "--global or --local")
+        scope = (
+            _ask_scope() if interactive else _missing("no scope given", "--global or --local", why)
+        )
     names = _in_scope(names, scope, everything=all_, quiet=as_json)
     ctx = context.from_environment(
         scope=scope, config_dir=config_dir, force=force, force_statusline=force_statusline
@@ -140,16 +156,35 @@ def cli(
         targets = ", ".join(str(ADAPTERS[n].root(ctx)) for n in names)
         click.confirm(f"Remove msd from {targets}?", default=True, abort=True)
     dry_run = dry_run or check
+    style = PLAIN if as_json else for_stream(sys.stdout, ctx.env)
     results: list[Result] = []
-    for name in names:
-        try:
-            results.append(_run(name, ctx, uninstall=uninstall, dry_run=dry_run, pack=source))
-        except MsdError as exc:
-            exc.done = [r.to_json() for r in results]
-            if not as_json:
-                for result in results:
-                    click.echo(render_text(result, ctx.home))
-            raise
+    # the command the next: line suggests: a pack's own first one, else msd's
+    first = FIRST_COMMAND
+    if isinstance(source, Payload) and (source.commands or source.skills):
+        first = min([c.name for c in source.commands] + [k.name for k in source.skills])
+    shown = None if as_json or not sys.stderr.isatty() else sys.stderr
+    with Progress(shown, _progress_delay(ctx)) as progress:
+        for i, name in enumerate(names, 1):
+            doing = "checking" if dry_run else "removing msd from" if uninstall else "installing"
+            progress.step(f"{doing} {ADAPTERS[name].label} ({i}/{len(names)})")
+            try:
+                results.append(
+                    _run(
+                        name,
+                        ctx,
+                        uninstall=uninstall,
+                        dry_run=dry_run,
+                        tick=progress.tick,
+                        pack=source,
+                    )
+                )
+            except MsdError as exc:
+                progress.close()
+                exc.done = [r.to_json() for r in results]
+                if not as_json:
+                    for result in results:
+                        click.echo(_text(result, ctx, verbose, style, first), color=style.color)
+                raise
     code = 1 if any(r.conflicts for r in results) and not uninstall else 0
     if check:
         code = 1 if any(r.drift for r in results) else 0
@@ -162,17 +197,47 @@ def cli(
         }
         click.echo(json.dumps(doc, indent=2))
     else:
-        show = render_check if check else render_text
         for result in results:
-            click.echo(show(result, ctx.home))
+            text = (
+                render_check(result, ctx.home, style)
+                if check
+                else _text(result, ctx, verbose, style, first)
+            )
+            click.echo(text, color=style.color)
     sys.exit(code)
 
 
+def _text(
+    result: Result, ctx: Context, verbose: bool, style: Style, first: str = FIRST_COMMAND
+) -> str:
+    runtime = ADAPTERS[result.runtime]
+    then = next_step(result, runtime.label, runtime.invoke(first))
+    return render_text(result, ctx.home, verbose=verbose, next_step=then, style=style)
+
+
+def _progress_delay(ctx: Context) -> float:
+    """Seconds before the progress line shows (``MSD_INSTALL_TEST_PROGRESS_AFTER``: a test
+    hook, so that a terminal test need not depend on how fast the machine is)."""
+    raw = ctx.env.get("MSD_INSTALL_TEST_PROGRESS_AFTER", "")
+    try:
+        return max(0.0, float(raw)) if raw else 1.0
+    except ValueError:
+        return 1.0
+
+
 def _run(
-    name: str, ctx: Context, *, uninstall: bool, dry_run: bool, pack: Payload | str | None
+    name: str,
+    ctx: Context,
+    *,
+    uninstall: bool,
+    dry_run: bool,
+    tick: Callable[[int], None] | None = None,
+    pack: Payload | str | None = None,
 ) -> Result:
+    """One runtime's run; ``tick(n)`` is called right before the engine's n-th change;
+    ``pack``: a pack read from ``--payload``, or a pack's name (``--pack``); None: MSD Core."""
     runtime = ADAPTERS[name]
-    fault = _signal_hook()
+    fault = _both(tick, _signal_hook())
     if uninstall:
         space = pack.namespace if isinstance(pack, Payload) else pack or ""
         bounds = (lambda: core_bounds(runtime, ctx)) if space else _bounds(runtime, ctx)
@@ -198,6 +263,19 @@ def _pack_source(payload: str | None, pack: str | None, uninstall: bool) -> Payl
             raise UsageError(f"--pack {pack!r} is not a pack name")
         return pack
     return read_pack(Path(payload)) if payload is not None else None
+
+
+def _both(
+    first: Callable[[int], None] | None, then: Callable[[int], None] | None
+) -> Callable[[int], None] | None:
+    if first is None or then is None:
+        return first or then
+
+    def hook(n: int) -> None:
+        first(n)
+        then(n)
+
+    return hook
 
 
 def _signal_hook() -> Callable[[int], None] | None:
@@ -241,8 +319,8 @@ def _bounds(runtime: Adapter, ctx: Context) -> Callable[[], Bounds]:
     return lambda: runtime.plan(ctx, load_payload()).bounds()
 
 
-def _missing(what: str, flags: str) -> Any:
-    raise UsageError(f"{what} and no terminal to ask on; pass {flags}")
+def _missing(what: str, flags: str, why: str) -> Any:
+    raise UsageError(f"{what} and {why}; pass {flags}")
 
 
 def _ask_runtimes(ctx: Context) -> list[str]:
@@ -301,7 +379,8 @@ def doctor(as_json: bool) -> None:
             )
         )
     else:
-        click.echo(render_health(reports, ctx.home))
+        style = for_stream(sys.stdout, ctx.env)
+        click.echo(render_health(reports, ctx.home, style), color=style.color)
     sys.exit(code)
 
 
@@ -314,7 +393,9 @@ def main(argv: list[str] | None = None) -> None:
     as_json = "--json" in args[: args.index("--")] if "--" in args else "--json" in args
     try:
         command.main(args=args, prog_name=name, standalone_mode=False)
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:
+        if isinstance(exc.__context__, KeyboardInterrupt):  # click turns Ctrl-C into Abort
+            _fail(as_json, 130, "interrupted", INTERRUPTED)
         _fail(as_json, 130, "aborted", "aborted; nothing was changed")
     except click.ClickException as exc:
         code = 2 if isinstance(exc, click.UsageError) else exc.exit_code
@@ -328,8 +409,7 @@ def main(argv: list[str] | None = None) -> None:
         problems = getattr(exc, "problems", None)
         _fail(as_json, exc.exit_code, kind, line, path=exc.path, done=exc.done, more=problems)
     except KeyboardInterrupt:
-        line = "interrupted; every change of this run was rolled back"
-        _fail(as_json, 130, "interrupted", line)
+        _fail(as_json, 130, "interrupted", INTERRUPTED)
     except Exception as exc:  # a bug: keep the traceback, show one line
         log = _write_crash_log(exc)
         line = (
@@ -351,7 +431,10 @@ def _fail(
     """Report an error and exit ``code``: ``msd-install: <line>`` on stderr; under ``--json``
     also the one document on stdout, with what finished before the error (``results``) and
     the error (its message without the ``error: `` of the text line)."""
-    click.echo(f"msd-install: {line}", err=True)
+    style = for_stream(sys.stderr, os.environ)
+    kind_word, sep, rest = line.partition(": ")
+    shown = style.paint(kind_word + sep, "red", bold=True) + rest if sep else line
+    click.echo(f"msd-install: {shown}", err=True, color=style.color)
     for problem in more or ():  # a malformed pack: every problem, one line each
         rel, _, what = problem.partition(": ")
         where = path if rel == "." or path is None else path / rel

@@ -5,6 +5,7 @@ error, so a script that provisions several runtimes knows which ones are done.""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +62,9 @@ def test_text_mode_shows_what_finished_before_the_error(tmp_path: Path) -> None:
     build(home, {".codex/config.toml": "model = [\n"})
     proc = run_cli(["--claude", "--codex", "--global", "--yes"], home)
     assert proc.returncode == 4
-    assert "Installing msd into claude (global)" in proc.stdout
+    first = proc.stdout.splitlines()[0]  # the summary of what finished: claude
+    assert re.fullmatch(r"install claude \(global\) at ~/\.claude: \d+ created", first)
+    assert "codex" not in proc.stdout
     assert (
         proc.stderr.strip()
         .splitlines()[-1]

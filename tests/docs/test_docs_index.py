@@ -8,11 +8,10 @@ from pathlib import Path
 from helpers import REPO
 
 DOCS = REPO / "docs"
-# Pages other branches of issue 12 add (packs, lifecycle, cliux); linked before they land.
+# Pages other branches of issue 12 add (packs, lifecycle); linked before they land.
 PENDING = {
     "docs/how-to/write-a-pack.md",
     "docs/how-to/recover-a-broken-install.md",
-    "docs/reference/json-output.md",
 }
 LINK = re.compile(r"\]\((?P<target>[^)\s]+)\)")
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?^ {0,3}\1", re.DOTALL | re.MULTILINE)

@@ -78,9 +78,11 @@ def test_a_teammate_reinstalls_then_uninstalls_cleanly(tmp_path: Path) -> None:
         assert (theirs / shared).read_bytes() == (project / shared).read_bytes(), shared
     mcp = json.loads((theirs / ".mcp.json").read_text())
     assert mcp["mcpServers"]["msd"]["command"] == "python3"
-    proc = run_cli(LOCAL, bob, cwd=theirs)
-    assert FOREIGN not in proc.stdout and proc.stdout.rstrip().endswith(" identical")
+    proc = run_cli([*LOCAL, "--verbose"], bob, cwd=theirs)  # every path, with its verb
+    assert FOREIGN not in proc.stdout
+    assert re.search(r"^install claude \(local\) at .*: \d+ identical$", proc.stdout, re.M)
     assert not re.search(r"^  (create|update|remove) ", proc.stdout, re.M)
+    assert re.search(r"^  identical ", proc.stdout, re.M)
     assert run_cli([*LOCAL, "--uninstall"], bob, cwd=theirs).returncode == 0
     assert snapshot(theirs) == original
     assert not (bob / ".local/state/msd").exists()  # Bob's record went with his last install

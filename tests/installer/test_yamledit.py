@@ -204,3 +204,34 @@ def test_yaml_is_a_registered_config_format(tmp_path) -> None:  # type: ignore[n
         open_doc(tmp_path / "c.yaml", b"a: [1\n", "yaml")
     assert err.value.one_line().startswith(f"{tmp_path / 'c.yaml'}: invalid YAML: ")
     assert "line 1, column 4" in err.value.one_line()
+
+
+def test_a_big_config_is_edited_block_by_block(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A 1 MB config.yaml: the slow round-trip parser only ever sees the block we edit (the
+    whole file is read once, by the C loader), and the bytes still come back exactly."""
+    from msd_install.installer import yamledit
+
+    seen: list[int] = []
+    positions = yamledit._positions
+    monkeypatch.setattr(
+        yamledit, "_positions", lambda text: seen.append(len(text)) or positions(text)
+    )
+    notes = "".join(f"  - id: {i}  # c{i}\n    text: 'some text {i}'\n" for i in range(20_000))
+    seed = (
+        "# mine\nmodel:\n  default: gpt\nmcp_servers:\n  mine:\n    command: my-mcp\n"
+        f"notes:\n{notes}hooks:\n  pre_tool_call:\n  - command: mine\ntail: 1\n"
+    )
+    assert len(seed) > 1_000_000
+    doc, interiors = _add_all(YamlDocument(seed))
+    assert _remove_all(doc, interiors).text == seed
+    assert seen and max(seen) < 2_000
+
+
+def test_a_block_shared_through_an_alias_is_edited_as_a_whole_file() -> None:
+    """An anchor in the block we edit, aliased elsewhere: the edit would change both, and
+    only a check of the whole file sees it, so the shortcut is not taken (and it is refused)."""
+    seed = "hooks: &h\n  pre_tool_call:\n  - command: mine\nother: *h\n"
+    doc = YamlDocument(seed)
+    assert doc._segment("hooks") is None
+    with pytest.raises(YamlEditError):
+        doc.append_item(("hooks", "pre_tool_call"), {"command": "ours"})

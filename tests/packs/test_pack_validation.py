@@ -7,10 +7,11 @@ import json
 import os
 from pathlib import Path
 
+import jsonschema
 import pytest
 from packkit import make_pack
 
-from helpers import run_cli, snapshot
+from helpers import REPO, run_cli, snapshot
 
 BROKEN: dict[str, str | bytes] = {
     "commands/nofm.md": "Just text, no frontmatter\n",
@@ -109,6 +110,8 @@ def test_problems_in_json(tmp_path: Path) -> None:
     assert doc["error"]["kind"] == "PackError"
     assert len(doc["error"]["problems"]) == len(EXPECTED)
     assert all("\n" not in p for p in doc["error"]["problems"])
+    schema = json.loads((REPO / "docs/reference/json-output.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(doc)  # the published shape
     assert doc["results"] == []
     assert sorted(p.name for p in home.iterdir()) == []
 

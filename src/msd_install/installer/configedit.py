@@ -277,6 +277,35 @@ def _reconcile(
     return Reconciled(doc.text, ops, outcomes, kept, tuned.notes)
 
 
+def ours_exactly(ops: list[ConfigOp], entries: list[ConfigEntry]) -> bool:
+    """Does a foreign record hold exactly the ops this run would record for ``entries`` (one
+    per entry, with our own label, marker and value, and the containers above them) and
+    nothing of a user's tuning or a replaced value? Then it is what msd-install writes, and
+    believing it gives nothing away: every marker and value in it is this plan's own."""
+    allowed = {"op", "path", "sha256", "label", "key", "marker", "interior", "value"}
+    parents = {(*e.path[:depth], e.path[depth]) for e in entries for depth in range(len(e.path))}
+    leaves: list[ConfigOp] = []
+    for op in ops:
+        if not set(op) <= allowed or not isinstance(op.get("interior", ""), str):
+            return False
+        if op.get("label") == "container":
+            where = (*op["path"], op.get("key"))
+            empty = value_hash({}), value_hash([])
+            if op["op"] != "member" or where not in parents or op["sha256"] not in empty:
+                return False
+            if "marker" in op or "value" in op:
+                return False
+        else:
+            leaves.append(op)
+    if len(leaves) != len(entries):
+        return False
+    for op, entry in zip(leaves, entries, strict=True):
+        want = _op("item" if entry.kind == ITEM else "member", entry, None)
+        if {k: v for k, v in op.items() if k != "interior"} != want:
+            return False
+    return True
+
+
 def _op(kind: str, entry: ConfigEntry, interior: str | None) -> ConfigOp:
     op: ConfigOp = {
         "op": kind,

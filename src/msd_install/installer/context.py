@@ -7,13 +7,15 @@ Windows paths be reasoned about on Linux.
 
 from __future__ import annotations
 
+import ntpath
 import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 
 from ..errors import UnusablePathError, UsageError
+from .interpreter import choose_interpreter, executable_head, refuse_foreign_python
 
 GLOBAL = "global"
 LOCAL = "local"
@@ -35,6 +37,19 @@ class Context:
     @property
     def is_local(self) -> bool:
         return self.scope == LOCAL
+
+    @property
+    def ci(self) -> bool:
+        """Running in CI (``CI`` set, as every CI service and most Docker recipes set it):
+        never prompt, even on a pseudo-terminal."""
+        return self.env.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+    def absolute(self, path: Path) -> Path:
+        """``path`` absolute and normalised (no ``..``, no ``.``, links not followed), in this
+        context's platform's terms: a simulated Windows context keeps ``C:/...`` as it is."""
+        if self.platform == "win32" and PureWindowsPath(str(path)).is_absolute():
+            return Path(ntpath.normpath(path).replace("\\", "/"))
+        return Path(os.path.abspath(path))  # noqa: PTH100 - resolve() would follow links
 
     def with_scope(self, scope: str) -> Context:
         return _replace(self, scope=scope)
@@ -73,14 +88,29 @@ def _replace(ctx: Context, **changes: object) -> Context:
     return replace(ctx, **changes)  # type: ignore[arg-type]
 
 
-def resolved_interpreter() -> Path:
-    """The real Python binary behind this process: never a venv, pyenv shim or pipx cache.
+def resolved_interpreter(env: Mapping[str, str] | None = None) -> Path:
+    """The Python that runtime-side commands of a global install name: the stable base
+    interpreter behind this process, never a venv, a version manager's shim, a Homebrew
+    Cellar path or the Store's stub (the rules per platform: ``installer/interpreter``).
 
     A ``pipx run`` venv is a cache that disappears, and shims cost 20-70 ms per hook call, so
-    runtime-side commands are registered with the base interpreter, resolved through symlinks.
-    """
-    base = getattr(sys, "_base_executable", None) or sys.executable
-    return Path(os.path.realpath(base))
+    the interpreter is resolved once, at install time."""
+    return Path(
+        choose_interpreter(
+            platform=sys.platform,
+            env=os.environ if env is None else env,
+            executable=sys.executable,
+            base_executable=getattr(sys, "_base_executable", None),
+            version=(sys.version_info[0], sys.version_info[1], sys.version_info[2]),
+        )
+    )
+
+
+def _osrelease() -> str:
+    try:
+        return Path("/proc/sys/kernel/osrelease").read_text(errors="replace")
+    except OSError:
+        return ""
 
 
 def from_environment(
@@ -98,6 +128,14 @@ def from_environment(
     import platformdirs
 
     env = dict(os.environ)
+    refuse_foreign_python(
+        platform=sys.platform,
+        env=env,
+        executable=sys.executable,
+        cwd=str(Path.cwd()),
+        osrelease=_osrelease(),
+        head=executable_head(sys.executable),
+    )
     home = Path(env["HOME"]) if env.get("HOME") else Path.home()
     _text_path("HOME", home)
     cwd = Path.cwd()
@@ -112,7 +150,7 @@ def from_environment(
         env=env,
         scope=scope,
         config_dir=directory,
-        interpreter=resolved_interpreter(),
+        interpreter=resolved_interpreter(env),
         state_dir=state,
         force=force,
         force_statusline=force_statusline,

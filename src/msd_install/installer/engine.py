@@ -57,11 +57,42 @@ def install(
     if ctx.is_local:
         _root_in_project(plan.root, ctx.cwd)
     if dry_run:
-        if plan.root.is_dir():
-            _recover(plan.root, plan.bounds, registry, result, ctx, lock_timeout=lock_timeout)
-        old = _load(plan.root, plan.bounds, registry, result, name) if plan.root.is_dir() else None
-        resolve_install(plan, ctx, old, result)
+        blocker = _blocker(plan)  # what the real run would stop at, named the same way
+        if blocker is not None:
+            raise FileAccessError(f"{_in_the_way(blocker)}; nothing was changed", path=blocker)
+        try:
+            if plan.root.is_dir():
+                _recover(plan.root, plan.bounds, registry, result, ctx, lock_timeout=lock_timeout)
+            here = plan.root.is_dir()
+            old = _load(plan.root, plan.bounds, registry, result, name) if here else None
+            resolve_install(plan, ctx, old, result)
+        except OSError as exc:
+            where = Path(exc.filename) if isinstance(exc.filename, str) else None
+            text = f"{exc.strerror or exc}; nothing was changed"
+            raise FileAccessError(text, path=where) from exc
         return result
+    try:
+        return _install(plan, ctx, result, registry, fault, lock_timeout)
+    except FileAccessError as exc:
+        # an ENOTDIR or EEXIST below a directory opened by descriptor names no full path
+        cause = exc.__cause__
+        named = isinstance(cause, OSError) and cause.errno in (errno.ENOTDIR, errno.EEXIST)
+        blocker = _blocker(plan) if named and "rolling back failed" not in exc.message else None
+        if blocker is None or exc.path == blocker:
+            raise
+        text = f"{_in_the_way(blocker)}; every change of this run was rolled back"
+        raise FileAccessError(text, path=blocker) from cause
+
+
+def _install(
+    plan: Plan,
+    ctx: Context,
+    result: Result,
+    registry: Registry,
+    fault: Fault | None,
+    lock_timeout: float,
+) -> Result:
+    name = manifest_name(plan.namespace)
     with _transaction(fault) as tx:
         created = tx.makedirs(plan.root)
         with lock.hold(plan.root, lock_timeout):
@@ -95,7 +126,8 @@ def uninstall(
     registry = Registry(ctx.manifest_registry())
     name = manifest_name(namespace)
     if not root.is_dir():
-        result.notes.append(f"nothing to uninstall: {root} does not exist")
+        gone = "is not a folder" if root.exists() or root.is_symlink() else "does not exist"
+        result.notes.append(f"nothing to uninstall: {root} {gone}")
         return result
     if dry_run:
         _recover(root, bounds, registry, result, ctx, lock_timeout=lock_timeout)
@@ -242,14 +274,30 @@ def _access_error(exc: OSError) -> FileAccessError:
     where = Path(exc.filename) if isinstance(exc.filename, str) and exc.filename else None
     blocker = _file_in_the_way(where) if exc.errno == errno.ENOTDIR and where else None
     if blocker is not None:  # name what the user must move, not the path we wanted below it
-        return FileAccessError(
-            "is a file where msd needs a folder (move it away, then run msd-install again); "
-            "every change of this run was rolled back",
-            path=blocker,
-        )
+        text = f"{_in_the_way(blocker)}; every change of this run was rolled back"
+        return FileAccessError(text, path=blocker)
     return FileAccessError(
         f"{exc.strerror or exc}; every change of this run was rolled back", path=where
     )
+
+
+def _in_the_way(blocker: Path) -> str:
+    what = "a symlink to nothing" if blocker.is_symlink() and not blocker.exists() else "a file"
+    return f"is {what} where msd needs a folder (move it away, then run msd-install again)"
+
+
+def _blocker(plan: Plan) -> Path | None:
+    """The first path on the way to something the plan writes (the root, its files, its
+    config files) that is there but is not a folder: the thing the user must move."""
+    seen: set[Path] = set()
+    for path in (plan.root / "_", *(op.path for op in plan.files), *plan.config_files()):
+        if path.parent in seen:
+            continue
+        seen.add(path.parent)
+        blocker = _file_in_the_way(path.parent)
+        if blocker is not None:
+            return blocker
+    return None
 
 
 def _file_in_the_way(path: Path) -> Path | None:

@@ -22,6 +22,7 @@ wrote keeps following the user's own links, as dotfile managers need.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
@@ -118,6 +119,10 @@ class Manifest:
     trusted: bool = True
     withheld: list[str] = field(default_factory=list)  # what ``restrict`` left out, for notes
     name: str = MANIFEST_NAME  # MSD Core's, or a pack's (``manifestcheck.manifest_name``)
+    # a foreign manifest as it came, before ``restrict``: only ever compared with what this
+    # run would write itself (a teammate's committed install, verified, is kept byte for byte)
+    original: ManifestDoc | None = None
+    original_digest: str = ""
 
     @property
     def path(self) -> Path:
@@ -128,6 +133,13 @@ class Manifest:
 
     def abs(self, rel: str) -> Path:
         return Path(os.path.normpath(self.root / rel))
+
+    def original_config_for(self, file: Path) -> ConfigRecord | None:
+        """The config record of ``file`` as the foreign manifest came (see ``original``)."""
+        if self.original is None:
+            return None
+        rel = self.rel(file)
+        return next((r for r in self.original["config"] if r["file"] == rel), None)
 
     def config_for(self, file: Path) -> ConfigRecord | None:
         rel = self.rel(file)
@@ -183,6 +195,8 @@ class Manifest:
         is re-created, no config value it recorded is put back, an entry is recognised by
         its hash only (never by a marker string), and nothing above the root is removed."""
         self.trusted = False
+        self.original = copy.deepcopy(self.to_doc())
+        self.original_digest = self.digest()
         backups: list[BackupRecord] = []
         for record in self.backups:
             if record.get("link"):

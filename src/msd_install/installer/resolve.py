@@ -70,12 +70,21 @@ def resolve_install(
         rel = new.rel(directory)
         if rel not in new.dirs:
             new.dirs.append(rel)
-    # a foreign manifest is rewritten even when its (restricted) content is unchanged: the
-    # user's registry then records it as theirs
-    if old is None or not old.trusted or old.to_bytes() != new.to_bytes():
-        res.steps.append(Write(new.path, new.to_bytes(), 0o644, barrier=True))
+    # a foreign manifest is rewritten even when its (restricted) content is unchanged (the
+    # user's registry then records it as theirs), unless it came exactly as this run would
+    # write it: a teammate's committed install stays byte for byte, and becomes trusted
     res.digest = new.digest()
+    if old is not None and not old.trusted and res.digest == old.original_digest:
+        result.notes.append(VERIFIED)
+    elif old is None or not old.trusted or old.to_bytes() != new.to_bytes():
+        res.steps.append(Write(new.path, new.to_bytes(), 0o644, barrier=True))
     return res
+
+
+VERIFIED = (
+    "the manifest holds exactly what this msd-install writes here: kept as it is, and "
+    "recorded as yours"
+)
 
 
 def _resolve_file(

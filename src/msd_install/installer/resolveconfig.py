@@ -9,7 +9,15 @@ from pathlib import Path
 from .. import schemas
 from ..errors import ConfigFileError
 from .configdoc import ConfigDoc, fmt_of, parse_text
-from .configedit import check_writable, open_doc, reconcile, refused, satisfied, value_hash
+from .configedit import (
+    check_writable,
+    open_doc,
+    ours_exactly,
+    reconcile,
+    refused,
+    satisfied,
+    value_hash,
+)
 from .confine import real_target
 from .fs import read_file
 from .manifest import ConfigOp, ConfigRecord, Manifest
@@ -59,6 +67,17 @@ def resolve_config(
             new.config.append(record)
             result.add("identical", path)
             _report_untouched(entries, doc, old_ops, result)
+            continue
+        # a foreign record that holds exactly what we would record (a teammate's committed
+        # install of this version) is carried over as it came: no churn in the project
+        original = old.original_config_for(path) if old is not None and record else None
+        if (
+            original is not None
+            and ours_exactly(original["ops"], entries)
+            and satisfied(doc, entries, original["ops"])
+        ):
+            new.config.append(original)
+            result.add("identical", path)
             continue
         try:
             rec = reconcile(path, doc, entries, old_ops)

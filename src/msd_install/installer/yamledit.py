@@ -19,21 +19,25 @@ indentation and non-mapping top levels are refused.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import re
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from io import StringIO
-from typing import Any
+from typing import Any, TypeVar
 
 from .tomledit import _delete, _has, _same, _set
 
+T = TypeVar("T")
 Key = str | int
 Path_ = tuple[Key, ...]
 MAX_CANDIDATES = 64
 MAX_NODES = 200_000  # values of a config.yaml with every alias expanded (Hermes': ~300)
 MAX_DEPTH = 200
+_ANCHOR = re.compile(r"&([^\s,\[\]{}]+)")
 _NULL = re.compile(r"(null|Null|NULL|~)(?=[ \t]*(#|\r?\n|$))")
 
 
@@ -80,14 +84,18 @@ def _safe(text: str) -> Any:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
-    try:
-        with warnings.catch_warnings():  # a reused anchor is valid YAML: no noise on stderr
-            warnings.simplefilter("ignore")
-            docs = list(YAML(typ="safe", pure=True).load_all(StringIO(text)))
-    except YAMLError as exc:
-        raise YamlSyntaxError(" ".join(str(exc).split())) from None
-    except RecursionError:
-        raise YamlSyntaxError("nested too deeply") from None
+    docs: list[Any] | None = None
+    with warnings.catch_warnings():  # a reused anchor is valid YAML: no noise on stderr
+        warnings.simplefilter("ignore")
+        with contextlib.suppress(YAMLError, RecursionError, ValueError):
+            docs = list(YAML(typ="safe").load_all(StringIO(text)))  # libyaml's C parser
+        if docs is None:  # refused: the pure parser says why, in its own words
+            try:
+                docs = list(YAML(typ="safe", pure=True).load_all(StringIO(text)))
+            except YAMLError as exc:
+                raise YamlSyntaxError(" ".join(str(exc).split())) from None
+            except RecursionError:
+                raise YamlSyntaxError("nested too deeply") from None
     if len(docs) > 1:
         raise YamlSyntaxError("holds several YAML documents")
     data = docs[0] if docs else None
@@ -131,12 +139,16 @@ def _positions(text: str) -> Any:
 class YamlDocument:
     implicit_parents = True  # a block we insert creates its missing parents itself
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, newline: str | None = None, *, block: bool = False) -> None:
         self.text = text
         self.data: dict[str, Any] = _safe(text)
+        self._newline = newline
+        self._block = block  # already one top-level block (see _segment): edited as it is
 
     @property
     def newline(self) -> str:
+        if self._newline is not None:
+            return self._newline
         return "\r\n" if "\r\n" in self.text else "\n"
 
     # --- reading -----------------------------------------------------------------------
@@ -149,6 +161,9 @@ class YamlDocument:
         return Node(value)
 
     def value_text(self, path: Path_) -> str:
+        found = self._segment(path[0]) if path else None
+        if found is not None:
+            return found[2].value_text(path)
         start, end = self._block_span(path)
         return self.text[start:end]
 
@@ -156,6 +171,9 @@ class YamlDocument:
     def add_member(self, path: Path_, key: str, value: Any) -> tuple[YamlDocument, Inserted]:
         if self.node((*path, key)) is not None:
             raise YamlEditError(f"{_dotted((*path, key))} is already defined")
+        scoped = self._scoped(path, lambda sub: sub.add_member(path, key, value))
+        if scoped is not None:
+            return scoped
         expected = copy.deepcopy(self.data)
         _set(expected, (*path, key), value)
         return self._insert(path, {key: value}, expected, item=False)
@@ -164,6 +182,9 @@ class YamlDocument:
         existing = self.node(path)
         if existing is not None and existing.kind != "array" and existing.value is not None:
             raise YamlEditError(f"{_dotted(path)} is not a list")
+        scoped = self._scoped(path, lambda sub: sub.append_item(path, value))
+        if scoped is not None:
+            return scoped
         expected = copy.deepcopy(self.data)
         items = list(existing.value or []) if existing is not None else []
         _set(expected, path, [*items, value])
@@ -173,6 +194,9 @@ class YamlDocument:
         target = (*path, key)
         if self.node(target) is None:
             raise KeyError(key)
+        scoped = self._scoped(path, lambda sub: (sub.remove_member(path, key, interior), None))
+        if scoped is not None:
+            return scoped[0]
         expected = copy.deepcopy(self.data)
         _delete(expected, target)
         return self._remove(target, expected, interior)
@@ -181,6 +205,9 @@ class YamlDocument:
         arr = self.node(path)
         if arr is None or arr.kind != "array" or not 0 <= index < len(arr.value):
             raise KeyError(path)
+        scoped = self._scoped(path, lambda sub: (sub.remove_item(path, index, interior), None))
+        if scoped is not None:
+            return scoped[0]
         expected = copy.deepcopy(self.data)
         items = list(arr.value)
         del items[index]
@@ -188,6 +215,9 @@ class YamlDocument:
         return self._remove((*path, index), expected, interior)
 
     def replace_value(self, path: Path_, value: Any) -> tuple[YamlDocument, str]:
+        scoped = self._scoped(path[:1], lambda sub: sub.replace_value(path, value))
+        if scoped is not None:
+            return scoped
         start, end = self._block_span(path)
         old = self.text[start:end]
         indent = old[: len(old) - len(old.lstrip(" "))]
@@ -203,6 +233,9 @@ class YamlDocument:
         return self._checked(self._splice(start, end, new), expected), old
 
     def replace_value_text(self, path: Path_, raw: str) -> YamlDocument:
+        scoped = self._scoped(path[:1], lambda sub: (sub.replace_value_text(path, raw), None))
+        if scoped is not None:
+            return scoped[0]
         start, end = self._block_span(path)
         doc = YamlDocument(self._splice(start, end, raw))
         before, after = copy.deepcopy(self.data), copy.deepcopy(doc.data)
@@ -213,6 +246,78 @@ class YamlDocument:
         return doc
 
     # --- internals ---------------------------------------------------------------------------
+    def _segment(self, top: Key) -> tuple[int, int, YamlDocument] | None:
+        """The top-level block that defines ``top`` (its key line up to the next top-level
+        key), as a document of its own, or None where that cannot be told for sure.
+
+        Why: ruamel.yaml's round-trip parser (positions) and its pure safe loader take seconds
+        per megabyte, and every edit needs both; a user's 5 MB ``config.yaml`` took minutes.
+        An edit of ours touches one top-level key, so it is made and verified on that block
+        alone. The block is trusted only if it parses by itself to exactly that key and the
+        value the whole file gives it (no alias into another block, no line that only looked
+        like a top-level key); otherwise the whole file is edited as before."""
+        if self._block or not isinstance(top, str) or top not in self.data:
+            return None
+        heads: list[int] = []
+        found: list[int] = []
+        names = "|".join(re.escape(n) for n in (top, json.dumps(top), f"'{top}'"))
+        pattern = re.compile(rf"(?:{names})[ \t]*:(?:[ \t]|\r?$)")
+        pos = 0
+        for line in self.text.split("\n"):  # YAML's line breaks; a lone \r: no shortcut
+            first = line[:1]
+            if first and first not in " \t#\r\n":
+                if first in "-.%?&*!{[|>@`" or line.startswith(("---", "...")):
+                    return None  # not a plain top-level key line: no shortcut
+                heads.append(pos)
+                if pattern.match(line):
+                    found.append(pos)
+            pos += len(line) + 1
+        if len(found) != 1:
+            return None
+        start = found[0]
+        end = next((h for h in heads if h > start), len(self.text))
+        # the line break before the block goes with it: a block we appended to a file that
+        # had no final newline began with one, and its removal takes that back too
+        start -= 2 if self.text.startswith("\r\n", start - 2) else 1 if start else 0
+        for anchor in set(_ANCHOR.findall(self.text, start, end)):
+            # an alias elsewhere shares this block's node: an edit here changes it there too,
+            # which only the whole file's check can see
+            if f"*{anchor}" in self.text[:start] or f"*{anchor}" in self.text[end:]:
+                return None
+        try:
+            sub = YamlDocument(self.text[start:end], self.newline, block=True)
+        except YamlSyntaxError:
+            return None
+        if list(sub.data) != [top] or sub.data[top] != self.data[top]:
+            return None
+        return start, end, sub
+
+    def _scoped(
+        self, path: Path_, edit: Callable[[YamlDocument], tuple[YamlDocument, T]]
+    ) -> tuple[YamlDocument, T] | None:
+        """``edit`` made on the block of ``path[0]`` alone (see ``_segment``), or None."""
+        found = self._segment(path[0]) if path else None
+        if found is None:
+            return None
+        start, end, sub = found
+        new_sub, extra = edit(sub)
+        top = path[0]
+        data = {
+            k: (new_sub.data[top] if k == top else v)
+            for k, v in self.data.items()
+            if k != top or top in new_sub.data
+        }
+        for k, v in new_sub.data.items():  # nothing else may appear; say so if it did
+            if k != top:
+                raise YamlEditError(f"an edit of {_dotted(path)} would add {k!r}")
+            data.setdefault(k, v)
+        doc = YamlDocument.__new__(YamlDocument)
+        doc.text = self.text[:start] + new_sub.text + self.text[end:]
+        doc.data = data
+        doc._newline = self._newline
+        doc._block = False
+        return doc, extra
+
     def _splice(self, start: int, end: int, new: str) -> str:
         return self.text[:start] + new + self.text[end:]
 

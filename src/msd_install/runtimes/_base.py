@@ -7,11 +7,10 @@ Shared shapes live here so that a Claude-like runtime is a short module of data.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 
 from .. import __version__
 from ..errors import UsageError
@@ -49,6 +48,9 @@ class Adapter:
     scopes: tuple[str, ...] = ("global", "local")
     # where the adapter's facts come from and what is still uncertain (the runtime matrix)
     sources: str = ""
+    # what a user types in this runtime to run msd's command ``name`` (the "next:" line of a
+    # run); the same fact as the payload conversion's ``Dialect.invoke``
+    invoke: Callable[[str], str] = lambda name: f"/{name}"
 
     def root(self, ctx: Context) -> Path:
         """The root for the context's scope, absolute and normalised (no ``..``, no ``.``)."""
@@ -58,7 +60,7 @@ class Adapter:
             root = ctx.config_dir
         else:
             root = self.global_root(ctx)
-        return Path(os.path.abspath(root))  # noqa: PTH100 - resolve() would follow links
+        return ctx.absolute(root)
 
 
 def detect_by(ctx: Context, dirs: tuple[Path, ...], binaries: tuple[str, ...]) -> Detection:
@@ -161,6 +163,33 @@ def quoted(path: Path | str) -> str:
     return f'"{text}"'
 
 
+def native(ctx: Context, path: Path | str) -> str:
+    """A path as registered commands name it: on Windows with forward slashes, which every
+    runtime's shell there (Git Bash, cmd, PowerShell) and Python take, and which need no
+    escaping in JSON, TOML or a shell word."""
+    return PureWindowsPath(str(path)).as_posix() if ctx.platform == "win32" else str(path)
+
+
+# no escape means the same thing in sh, cmd and PowerShell; "%" expands in cmd even inside
+# double quotes, "$" and "`" in PowerShell and sh
+_WINDOWS_UNQUOTABLE = re.compile(r'["$`%]')
+
+
+def command_path(ctx: Context, path: Path | str) -> str:
+    """A path as one double-quoted word of a registered command line."""
+    if ctx.platform != "win32":
+        return quoted(path)
+    text = native(ctx, path)
+    bad = _WINDOWS_UNQUOTABLE.search(text)
+    if bad:
+        raise UsageError(
+            f"{text} cannot be named in a hook command on Windows: {bad.group()!r} would be "
+            "expanded by cmd or PowerShell inside quotes",
+            hint='use a Python and a home directory whose paths have no $, %, ` or "',
+        )
+    return f'"{text}"'
+
+
 # A project (``--local``) install is committed and runs on other clones, users and machines:
 # its commands name ``python3`` from the PATH, never this machine's interpreter (see
 # docs/explanation/portable-installs.md for the start-up cost of that lookup).
@@ -191,12 +220,12 @@ WALK_UP_RUN = (
 def interpreter(ctx: Context) -> str:
     """The interpreter a registered command names: ``python3`` for a project install, the
     resolved absolute one for a global install (a home belongs to one machine)."""
-    return PORTABLE_PYTHON if ctx.is_local else str(ctx.interpreter)
+    return PORTABLE_PYTHON if ctx.is_local else native(ctx, ctx.interpreter)
 
 
 def python_command(ctx: Context, script: str) -> str:
     """``<python> -I -S <script>``: isolated and without site (``script`` is already quoted)."""
-    python = PORTABLE_PYTHON if ctx.is_local else quoted(ctx.interpreter)
+    python = PORTABLE_PYTHON if ctx.is_local else command_path(ctx, ctx.interpreter)
     return f"{python} -I -S {script}"
 
 
@@ -212,7 +241,7 @@ def launcher_ref(ctx: Context, launcher: Path) -> str:
     """How the MCP server's command names its launcher: relative to the project for a local
     install (runtimes start a project's server in the project root, which the server takes
     as its workspace anyway), else absolute. Also the marker of our server entry."""
-    return project_relative(ctx, launcher) or str(launcher)
+    return project_relative(ctx, launcher) or native(ctx, launcher)
 
 
 def launcher_args(ctx: Context, launcher: Path) -> list[str]:
@@ -223,7 +252,7 @@ def launcher_args(ctx: Context, launcher: Path) -> list[str]:
 def server_env(ctx: Context) -> dict[str, str]:
     """The server's environment: a project install leaves the audit log to the server, which
     puts it in the state directory of whoever runs it (``msdcore.mcp.config``)."""
-    return {} if ctx.is_local else {"MSD_AUDIT_LOG": str(ctx.audit_log())}
+    return {} if ctx.is_local else {"MSD_AUDIT_LOG": native(ctx, ctx.audit_log())}
 
 
 def has_core_file(payload: Payload, relpath: str) -> bool:

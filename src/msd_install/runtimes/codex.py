@@ -345,6 +345,7 @@ ADAPTER = Adapter(
     hooks="`hooks.json` beside `config.toml` (Claude's shape, Codex tool names); "
     "Codex runs them once the user has trusted them",
     env_override=ENV,
+    invoke=DIALECT.invoke,
     sources="verified with the real `codex` 0.171.0 (mcp list --json, debug prompt-input, "
     "app-server skills/list, hooks/list and mcpServerStatus/list, exec against a loopback "
     "Responses stub) and openai/codex's source; open: hook trust is keyed by position in "

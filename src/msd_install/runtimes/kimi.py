@@ -321,6 +321,7 @@ ADAPTER = Adapter(
     hooks="`[[hooks]]` in the user's `config.toml` (Claude event names, anchored matchers); "
     "blocking guards only, global scope only",
     env_override=ENV,
+    invoke=DIALECT.invoke,
     claude_compat=(*SHARED_TOOLS, "Skill"),
     sources="verified with the real `kimi` 2.1.0 (npm @moonshot-ai/kimi-code: doctor config, "
     "acp /mcp and available_commands_update, a loopback OpenAI-style stub model) and its "

@@ -18,6 +18,7 @@ from ..payload import Agent, HookSpec
 from ._base import (
     WALK_UP,
     WALK_UP_RUN,
+    command_path,
     interpreter,
     launcher_args,
     project_relative,
@@ -63,7 +64,7 @@ def hook_script_ref(
     path = root / "hooks" / script
     rel = project_relative(ctx, path)
     if rel is None:
-        return quoted(path)
+        return command_path(ctx, path)
     if project_var:
         var = f'"${project_var}"' if quote_var else f"${project_var}"
         return f"{var}/{rel}"
