@@ -83,7 +83,7 @@ def test_dry_run_and_check_for_a_pack(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
     acme = make_pack(tmp_path / "acme")
-    dry = run_cli(["--claude", "--global", "--dry-run", "--payload", str(acme)], home)
+    dry = run_cli(["--claude", "--global", "--dry-run", "-v", "--payload", str(acme)], home)
     assert dry.returncode == 0
     assert "create    ~/.claude/skills/acme-review/SKILL.md" in dry.stdout
     assert list(home.iterdir()) == []
