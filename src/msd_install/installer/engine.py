@@ -135,7 +135,7 @@ def uninstall(
         if found is None:
             result.notes.append(_no_manifest(root, name))
         else:
-            resolve_uninstall(found, result)
+            resolve_uninstall(found, result, _fence(ctx))
         return result
     with _transaction(fault) as tx:
         with lock.hold(root, lock_timeout):
@@ -148,9 +148,9 @@ def uninstall(
                 return result
             with _journaled(tx, root, "uninstall", namespace=namespace):
                 heirs = handover.heirs(found, bounds, registry)  # MSD Core's and packs'
-                steps = resolve_uninstall(found, result)
+                steps = resolve_uninstall(found, result, _fence(ctx))
                 steps += [Write(h.path, h.to_bytes(), 0o644, barrier=True) for h in heirs]
-                guard = _guard(root, bounds(), found.trusted)
+                guard = Guard(root, bounds().config_files, found.trusted, _fence(ctx))
                 kept = list(execute(steps, tx, guard))
                 above = [found.abs(d) for d in found.dirs if _at_or_above(found.abs(d), root)]
                 stay = _staying(root, above)
@@ -326,8 +326,9 @@ def _load(
     return found
 
 
-def _guard(root: Path, bounds: Bounds, follow_links: bool) -> Guard:
-    return Guard(root, bounds.config_files, follow_links)
+def _fence(ctx: Context) -> Path | None:
+    """A --local run changes nothing outside the project, whoever wrote the manifest."""
+    return ctx.cwd if ctx.is_local else None
 
 
 def _root_in_project(root: Path, project: Path) -> None:

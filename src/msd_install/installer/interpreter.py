@@ -133,6 +133,7 @@ def _shim_target(
     home = env.get("HOME", "")
     for manager, var, default, layout in _SHIM_ROOTS:
         root = env.get(var) or (home + default[1:] if home else "")
+        root = posixpath.normpath(root) if root else ""  # HOME=/home/jane/ is the same home
         if not root or posixpath.dirname(path) != posixpath.join(root, "shims"):
             continue
         real = posixpath.join(root, layout.format(v=".".join(map(str, version))))

@@ -162,9 +162,10 @@ class JsonDocument:
         start, end = spans[index]
         text = self.text
         if len(spans) == 1:
-            keep = interior
-            if keep is None:
-                keep = _without_only_member(text, node, start, end, self.newline)
+            now = _without_only_member(text, node, start, end, self.newline)
+            # the interior recorded at insert time, unless the user has written comments
+            # around our member since: then what is there now (theirs) stays
+            keep = now if interior is None or _squash(now) != _squash(interior) else interior
             return self.splice(node.start + 1, node.end - 1, keep)
         if index > 0:
             prev_end = spans[index - 1][1]
@@ -187,11 +188,19 @@ def _without_only_member(text: str, node: Node, start: int, end: int, nl: str) -
     back): the user's comments around it stay, the whitespace we added goes."""
     before = text[node.start + 1 : start].rstrip(WS)
     after = text[end : node.end - 1]
+    if after.lstrip(WS).startswith(","):  # a JSONC trailing comma of the user's, now after ours
+        cut = len(after) - len(after.lstrip(WS))
+        after = after[:cut] + after[cut + 1 :]
     if not before and not after.strip(WS):
         return ""
     if before and "\n" not in after:  # a // comment must not swallow the closing bracket
         after = nl + after
     return before + after
+
+
+def _squash(text: str | None) -> str:
+    """``text`` without whitespace: what a user wrote in it (comments), not how it is laid out."""
+    return "".join((text or "").split())
 
 
 def _child(node: Node, key: Key) -> Node | None:

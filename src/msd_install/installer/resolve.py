@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..errors import FileAccessError
 from .confine import read_beneath, read_plain
 from .context import Context
 from .fs import sha256_bytes
@@ -75,7 +76,7 @@ def resolve_install(
     # write it: a teammate's committed install stays byte for byte, and becomes trusted
     res.digest = new.digest()
     if old is not None and not old.trusted and res.digest == old.original_digest:
-        result.notes.append(VERIFIED)
+        result.notes.append(VERIFIED if not result.dry_run else VERIFIED_DRY)
     elif old is None or not old.trusted or old.to_bytes() != new.to_bytes():
         res.steps.append(Write(new.path, new.to_bytes(), 0o644, barrier=True))
     return res
@@ -84,6 +85,10 @@ def resolve_install(
 VERIFIED = (
     "the manifest holds exactly what this msd-install writes here: kept as it is, and "
     "recorded as yours"
+)
+VERIFIED_DRY = (
+    "the manifest holds exactly what this msd-install writes here: a real run keeps it as "
+    "it is, and records it as yours"
 )
 
 
@@ -203,8 +208,12 @@ def restore_steps(manifest: Manifest, record: BackupRecord) -> list[Step]:
     if record.get("link"):
         return [Remove(path), Symlink(path, record["link"])]
     backup = manifest.abs(record["backup"])
-    # a foreign manifest's backup is read beneath the root: never an outside file's bytes
-    data = read_plain(backup) if manifest.trusted else read_beneath(manifest.root, backup)
+    # read beneath the root, whoever wrote the manifest: never an outside file's bytes (a
+    # project's msd-backups/ pulled in as a link out of it), and then never removed there
+    try:
+        data = read_beneath(manifest.root, backup)
+    except FileAccessError:
+        return []
     if data is None:
         return []
     return [Write(path, data, record.get("mode")), Remove(backup)]

@@ -73,6 +73,7 @@ def resolve_config(
         original = old.original_config_for(path) if old is not None and record else None
         if (
             original is not None
+            and original["fmt"] == fmt
             and ours_exactly(original["ops"], entries)
             and satisfied(doc, entries, original["ops"])
         ):

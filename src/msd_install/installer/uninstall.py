@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .configdoc import fmt_of
 from .configedit import check_writable, invert, open_doc, refused
-from .confine import is_regular_file, read_plain, real_target
+from .confine import inside, is_regular_file, read_plain, real_target
 from .fs import read_file, sha256_bytes
 from .manifest import FOREIGN_CONFIG, Manifest
 from .report import Result
@@ -20,13 +20,17 @@ from .resolve import restore_steps
 from .steps import Remove, RemoveDirIfEmpty, Step, Write
 
 
-def resolve_uninstall(manifest: Manifest, result: Result) -> list[Step]:
+def resolve_uninstall(manifest: Manifest, result: Result, fence: Path | None = None) -> list[Step]:
+    """``fence``: the project of a --local run, out of which nothing is changed."""
     steps: list[Step] = []
     # Config first: an unparsable file must stop the run before anything is removed.
     for record in manifest.config:
         path = manifest.abs(record["file"])
         if not manifest.trusted and path.is_symlink():
             result.add("skip", path, f"a symlink, not written through: {FOREIGN_CONFIG}")
+            continue
+        if fence is not None and not inside(path, fence):
+            result.add("skip", path, "leads out of the project (a symlink): not written through")
             continue
         raw = read_file(path)
         if raw is None:

@@ -295,7 +295,9 @@ class YamlDocument:
     def _scoped(
         self, path: Path_, edit: Callable[[YamlDocument], tuple[YamlDocument, T]]
     ) -> tuple[YamlDocument, T] | None:
-        """``edit`` made on the block of ``path[0]`` alone (see ``_segment``), or None."""
+        """``edit`` made on the block of ``path[0]`` alone (see ``_segment``), or None; the
+        result is still checked against the whole file (with the C loader: fast), so a block
+        told apart wrongly can only cost the shortcut, never a byte of the user's."""
         found = self._segment(path[0]) if path else None
         if found is None:
             return None
@@ -311,9 +313,16 @@ class YamlDocument:
             if k != top:
                 raise YamlEditError(f"an edit of {_dotted(path)} would add {k!r}")
             data.setdefault(k, v)
+        text = self.text[:start] + new_sub.text + self.text[end:]
+        try:  # the whole file, read once by the fast loader, must say exactly that
+            whole = _safe(text)
+        except YamlSyntaxError:
+            return None
+        if not _same(whole, data, ()):
+            return None  # the block was not what it looked like: edit the whole file
         doc = YamlDocument.__new__(YamlDocument)
-        doc.text = self.text[:start] + new_sub.text + self.text[end:]
-        doc.data = data
+        doc.text = text
+        doc.data = whole
         doc._newline = self._newline
         doc._block = False
         return doc, extra
