@@ -23,8 +23,11 @@ from .errors import MsdError, UsageError
 from .installer import context, engine
 from .installer.context import GLOBAL, LOCAL, Context
 from .installer.health import check_health, health_json
+from .installer.migration import widened
 from .installer.plan import Bounds
 from .installer.report import Result
+from .migrations import ALL as MIGRATIONS
+from .migrations import released
 from .payload import Payload
 from .payload import load as load_payload
 from .payload.pack import NAME as PACK_NAME
@@ -32,7 +35,7 @@ from .progress import Progress
 from .render import next_step, render_check, render_health, render_text
 from .runtimes import ADAPTERS, RUNTIMES
 from .runtimes._base import Adapter
-from .runtimes.packs import core_bounds, pack_plan, read_pack
+from .runtimes.packs import pack_plan, read_pack
 from .style import PLAIN, Style, for_stream
 
 JSON_FORMAT = 1
@@ -64,6 +67,12 @@ def _runtime_options(func: Any) -> Any:
     help="Use this directory as the runtime's global root.",
 )
 @click.option("-u", "--uninstall", is_flag=True, help="Remove what msd-install installed.")
+@click.option(
+    "--adopt",
+    is_flag=True,
+    help="Rebuild a missing or damaged install manifest from the files on disk (baseline "
+    "scan): msd's files are adopted, yours and unknown ones kept; nothing else changes.",
+)
 @click.option(
     "--payload",
     metavar="DIR",
@@ -99,6 +108,7 @@ def cli(
     local: bool,
     config_dir: str | None,
     uninstall: bool,
+    adopt: bool,
     dry_run: bool,
     check: bool,
     as_json: bool,
@@ -118,6 +128,10 @@ def cli(
         raise UsageError("--config-dir names a global root; it cannot be used with --local")
     if check and uninstall:
         raise UsageError("--check and --uninstall cannot be used together")
+    if adopt and (uninstall or check):
+        raise UsageError(f"--adopt cannot be used with {'--uninstall' if uninstall else '--check'}")
+    if adopt and (payload is not None or pack is not None):
+        raise UsageError("--adopt rebuilds MSD Core's manifest; it cannot be used with a pack")
     source = _pack_source(payload, pack, uninstall)
     names = [n for n in RUNTIMES if flags.get(f"rt_{n}")]
     if all_:
@@ -165,7 +179,15 @@ def cli(
     shown = None if as_json or not sys.stderr.isatty() else sys.stderr
     with Progress(shown, _progress_delay(ctx)) as progress:
         for i, name in enumerate(names, 1):
-            doing = "checking" if dry_run else "removing msd from" if uninstall else "installing"
+            doing = (
+                "checking"
+                if dry_run
+                else "removing msd from"
+                if uninstall
+                else "adopting msd's files in"
+                if adopt
+                else "installing"
+            )
             progress.step(f"{doing} {ADAPTERS[name].label} ({i}/{len(names)})")
             try:
                 results.append(
@@ -176,6 +198,7 @@ def cli(
                         dry_run=dry_run,
                         tick=progress.tick,
                         pack=source,
+                        adopt=adopt,
                     )
                 )
             except MsdError as exc:
@@ -233,6 +256,7 @@ def _run(
     dry_run: bool,
     tick: Callable[[int], None] | None = None,
     pack: Payload | str | None = None,
+    adopt: bool = False,
 ) -> Result:
     """One runtime's run; ``tick(n)`` is called right before the engine's n-th change;
     ``pack``: a pack read from ``--payload``, or a pack's name (``--pack``); None: MSD Core."""
@@ -240,15 +264,17 @@ def _run(
     fault = _both(tick, _signal_hook())
     if uninstall:
         space = pack.namespace if isinstance(pack, Payload) else pack or ""
-        bounds = (lambda: core_bounds(runtime, ctx)) if space else _bounds(runtime, ctx)
+        bounds = _bounds(runtime, ctx)  # a pack's manifest names no other config file
         return engine.uninstall(
             name, ctx, runtime.root(ctx), bounds, dry_run=dry_run, fault=fault, namespace=space
         )
-    if isinstance(pack, Payload):
-        plan = pack_plan(runtime, ctx, pack)
-    else:
-        plan = runtime.plan(ctx, load_payload())
-    return engine.install(plan, ctx, dry_run=dry_run, fault=fault)
+    if isinstance(pack, Payload):  # a pack: no migrations, no baseline (MSD Core's own)
+        return engine.install(pack_plan(runtime, ctx, pack), ctx, dry_run=dry_run, fault=fault)
+    plan = runtime.plan(ctx, load_payload())
+    if adopt:
+        known = released.known().get(name, {})
+        return engine.adopt(plan, ctx, known, dry_run=dry_run, fault=fault, migrations=MIGRATIONS)
+    return engine.install(plan, ctx, dry_run=dry_run, fault=fault, migrations=MIGRATIONS)
 
 
 def _pack_source(payload: str | None, pack: str | None, uninstall: bool) -> Payload | str | None:
@@ -316,7 +342,8 @@ def _in_scope(names: list[str], scope: str, *, everything: bool, quiet: bool) ->
 def _bounds(runtime: Adapter, ctx: Context) -> Callable[[], Bounds]:
     """What a manifest in this root may name outside it: asked for only when one exists
     (planning refuses some roots, where there is then nothing to read anyway)."""
-    return lambda: runtime.plan(ctx, load_payload()).bounds()
+    plan = lambda: runtime.plan(ctx, load_payload()).bounds()  # noqa: E731
+    return widened(plan, runtime.root(ctx), MIGRATIONS)
 
 
 def _missing(what: str, flags: str, why: str) -> Any:

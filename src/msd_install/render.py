@@ -15,17 +15,18 @@ from .installer.report import STEADY, VERBS, Result
 from .style import PLAIN, Style
 
 # verbs a normal run makes by the hundred: listed only with -v (the summary counts them)
-ROUTINE = ("create", "identical", "update", "remove")
+ROUTINE = ("create", "identical", "update", "remove", "migrate", "adopt")
 # how each verb is counted in a summary: what was done, and in a dry run what would be
 DONE = {
     "create": "created", "identical": "identical", "update": "updated", "conflict": "conflict",
     "backup": "backed up", "remove": "removed", "restore": "restored", "skip": "skipped",
-    "kept": "kept",
+    "kept": "kept", "migrate": "migrated", "adopt": "adopted",
 }  # fmt: skip
 WOULD = {
     **DONE,
     "create": "to create", "update": "to update", "backup": "to back up",
     "remove": "to remove", "restore": "to restore", "skip": "to skip",
+    "migrate": "to migrate", "adopt": "to adopt",
 }  # fmt: skip
 
 
@@ -98,7 +99,11 @@ def _action(verb: str, path: Path, detail: str, home: Path, style: Style) -> str
     return f"  {style.verb(verb)} {show_path(path, home)}{tail}"
 
 
-RUNTIME_TITLE = {"install": "Installing msd into", "uninstall": "Removing msd from"}
+RUNTIME_TITLE = {
+    "install": "Installing msd into",
+    "uninstall": "Removing msd from",
+    "adopt": "Adopting msd's files in",
+}
 
 
 def render_check(result: Result, home: Path, style: Style = PLAIN) -> str:

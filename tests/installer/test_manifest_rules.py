@@ -23,8 +23,13 @@ from msd_install.installer.plan import Bounds
 from msd_install.installer.registry import Registry
 
 HINT = (
-    "nothing was changed; a manifest msd-install did not write, such as one that came with "
-    "a cloned project, can be deleted"
+    "nothing was changed; one that came with a cloned project can be deleted; to set it aside "
+    "and rebuild it from the files on disk, run msd-install --adopt with the same runtime and "
+    "scope flags"
+)
+ADOPT = (
+    "nothing was changed; to set it aside and rebuild it from the files on disk, run "
+    "msd-install --adopt with the same runtime and scope flags"
 )
 OURS = "a" * 64
 BASE: dict[str, Any] = {
@@ -574,13 +579,10 @@ def test_the_manifest_file_itself(root: Path, tmp_path: Path) -> None:
         handle.truncate((16 << 20) + 1)
     assert line() == f"{path}: install manifest refused: it is larger than 16 MiB ({HINT})"
     path.write_text("[" * 100_000 + "]" * 100_000)
-    assert line() == (
-        f"{path}: install manifest is not valid JSON (nested too deeply) "
-        "(restore it from a backup or reinstall with --force)"
-    )
+    assert line() == (f"{path}: install manifest is not valid JSON (nested too deeply) ({ADOPT})")
     path.write_text('{"format": ' + "1" * 5000 + "}")
     assert "install manifest is not valid JSON" in line()
     path.write_text('{"format": true}')
-    assert line() == f"{path}: install manifest has no format version"
+    assert line() == f"{path}: install manifest has no format version ({ADOPT})"
     path.write_bytes(b'{"format": 1, "runtime": "\xff"}')
     assert "install manifest is not valid JSON" in line()

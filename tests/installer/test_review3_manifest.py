@@ -13,8 +13,9 @@ import pytest
 from helpers import build, run_cli, snapshot
 
 HINT = (
-    "nothing was changed; a manifest msd-install did not write, such as one that came with "
-    "a cloned project, can be deleted"
+    "nothing was changed; one that came with a cloned project can be deleted; to set it aside "
+    "and rebuild it from the files on disk, run msd-install --adopt with the same runtime and "
+    "scope flags"
 )
 GLOBAL = ["--claude", "--global", "--yes"]
 SHA = "0" * 64

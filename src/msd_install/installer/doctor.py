@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import MsdError
+from .baseline import ADOPTED
 from .configedit import open_doc
 from .confine import read_plain
 from .fs import read_file, sha256_bytes
@@ -56,9 +57,12 @@ def diagnose(manifest: Manifest) -> list[Finding]:
             Finding(
                 "note",
                 manifest.path,
-                f"installed by msd-install "
-                f"{manifest.installer_version}; this is {__version__}: run it again "
-                "to upgrade",
+                (
+                    "rebuilt by --adopt"
+                    if manifest.installer_version == ADOPTED
+                    else f"installed by msd-install {manifest.installer_version}"
+                )
+                + f"; this is {__version__}: run it again to upgrade",
             )
         )
     if manifest.interpreter and not os.access(manifest.interpreter, os.X_OK):

@@ -14,18 +14,21 @@ from __future__ import annotations
 import contextlib
 import errno
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import FrameType
 
 from ..errors import FileAccessError, MsdError
 from . import handover, lock, manifest
-from .confine import escaping_link, show
+from .baseline import KnownFiles, resolve_adopt
+from .confine import escaping_link, read_plain, show
 from .context import Context
 from .fs import Transaction
 from .guard import Guard
 from .journal import Journal
 from .manifestcheck import JOURNAL_DIR, manifest_name
+from .migrate import migrate
+from .migration import Migration, widened
 from .plan import Bounds, Plan
 from .recovery import recover
 from .registry import Registry
@@ -49,11 +52,16 @@ def install(
     dry_run: bool = False,
     fault: Fault | None = None,
     lock_timeout: float = 30.0,
+    migrations: Sequence[Migration] = (),
 ) -> Result:
+    """Install ``plan``. ``migrations`` (``msd_install.migrations.ALL``): those the root's
+    manifest has not recorded run first, in the same transaction (``installer/migrate.py``);
+    a dry run reports them and resolves the rest against the tree as it is."""
     result = Result("install", plan.runtime, plan.scope, plan.root, dry_run)
     result.notes.extend(plan.notes)
     registry = Registry(ctx.manifest_registry())
     name = manifest_name(plan.namespace)
+    bounds = widened(plan.bounds, plan.root, migrations)
     if ctx.is_local:
         _root_in_project(plan.root, ctx.cwd)
     if dry_run:
@@ -62,17 +70,18 @@ def install(
             raise FileAccessError(f"{_in_the_way(blocker)}; nothing was changed", path=blocker)
         try:
             if plan.root.is_dir():
-                _recover(plan.root, plan.bounds, registry, result, ctx, lock_timeout=lock_timeout)
+                _recover(plan.root, bounds, registry, result, ctx, lock_timeout=lock_timeout)
             here = plan.root.is_dir()
-            old = _load(plan.root, plan.bounds, registry, result, name) if here else None
-            resolve_install(plan, ctx, old, result)
+            old = _load(plan.root, bounds, registry, result, name) if here else None
+            moved = migrate(old, migrations, result, ctx.cwd if ctx.is_local else None)
+            resolve_install(plan, ctx, old, result, applied=moved.applied)
         except OSError as exc:
             where = Path(exc.filename) if isinstance(exc.filename, str) else None
             text = f"{exc.strerror or exc}; nothing was changed"
             raise FileAccessError(text, path=where) from exc
         return result
     try:
-        return _install(plan, ctx, result, registry, fault, lock_timeout)
+        return _install(plan, ctx, result, registry, fault, lock_timeout, migrations)
     except FileAccessError as exc:
         # an ENOTDIR or EEXIST below a directory opened by descriptor names no full path
         cause = exc.__cause__
@@ -91,20 +100,87 @@ def _install(
     registry: Registry,
     fault: Fault | None,
     lock_timeout: float,
+    migrations: Sequence[Migration],
 ) -> Result:
     name = manifest_name(plan.namespace)
+    bounds = widened(plan.bounds, plan.root, migrations)
+    project = ctx.cwd if ctx.is_local else None
     with _transaction(fault) as tx:
         created = tx.makedirs(plan.root)
         with lock.hold(plan.root, lock_timeout):
-            _recover(plan.root, plan.bounds, registry, result, ctx, locked=True)
+            _recover(plan.root, bounds, registry, result, ctx, locked=True)
             with _journaled(tx, plan.root, "install", tuple(created), plan.namespace):
-                old = _load(plan.root, plan.bounds, registry, result, name)
-                res = resolve_install(plan, ctx, old, result, root_created=tuple(created))
-                guard = Guard(plan.root, plan.bounds().config_files, res.follow_links, res.fence)
+                old = _load(plan.root, bounds, registry, result, name)
+                moved = migrate(old, migrations, result, project)
+                if old is not None and moved.steps:
+                    execute(moved.steps, tx, Guard(plan.root, bounds().config_files, True, project))
+                    old = moved.manifest
+                    old.dirs = [d for d in old.dirs if old.abs(d).is_dir()]
+                res = resolve_install(
+                    plan, ctx, old, result, root_created=tuple(created), applied=moved.applied
+                )
+                guard = Guard(plan.root, bounds().config_files, res.follow_links, res.fence)
                 execute(res.steps, tx, guard)
                 note = registry.record(tx, plan.root, res.digest, name)
                 result.notes.extend([note] if note else [])
             registry.confirm(plan.root, name)
+    return result
+
+
+def adopt(
+    plan: Plan,
+    ctx: Context,
+    known: KnownFiles,
+    *,
+    dry_run: bool = False,
+    fault: Fault | None = None,
+    lock_timeout: float = 30.0,
+    migrations: Sequence[Migration] = (),
+) -> Result:
+    """``--adopt``: a new manifest for ``plan.root`` from a baseline scan (``baseline``); a
+    damaged manifest is set aside, a valid one left alone. ``known``: released (path, hash)."""
+    result = Result("adopt", plan.runtime, plan.scope, plan.root, dry_run)
+    registry = Registry(ctx.manifest_registry())
+    bounds = widened(plan.bounds, plan.root, migrations)
+    if not plan.root.is_dir():
+        result.notes.append(f"nothing to adopt: {plan.root} does not exist")
+        return result
+    with contextlib.ExitStack() as stack:
+        tx = None if dry_run else stack.enter_context(_transaction(fault))
+        if tx is not None:
+            stack.enter_context(lock.hold(plan.root, lock_timeout))
+        with contextlib.suppress(MsdError):  # a damaged manifest is what we are here for
+            _recover(plan.root, bounds, registry, result, ctx, locked=tx is not None)
+        try:
+            found = manifest.validated(plan.root, bounds)
+            damaged = None
+        except MsdError as exc:
+            found, damaged = None, read_plain(plan.root / manifest.MANIFEST_NAME)
+            if damaged is None:
+                raise FileAccessError(
+                    "is not a plain file, so it cannot be kept aside: move it away yourself, "
+                    "then run --adopt again",
+                    path=plan.root / manifest.MANIFEST_NAME,
+                ) from exc
+        if found is not None:
+            result.notes.append(
+                "nothing to adopt: this root's manifest is valid (install or uninstall as usual)"
+            )
+            return result
+        python = "" if ctx.is_local else str(ctx.interpreter)
+        steps, _new = resolve_adopt(plan, python, known, damaged, result, [])
+        if tx is not None:
+            with _journaled(tx, plan.root, "install"):  # recovery undoes it like one
+                execute(
+                    steps,
+                    tx,
+                    Guard(
+                        plan.root, bounds().config_files, True, ctx.cwd if ctx.is_local else None
+                    ),
+                )
+                note = registry.record(tx, plan.root, _new.digest())
+                result.notes.extend([note] if note else [])
+            registry.confirm(plan.root)
     return result
 
 

@@ -47,6 +47,7 @@ __all__ = [
     "ConfigOp",
     "ConfigRecord",
     "Manifest",
+    "MigrationRecord",
     "load",
     "manifest_name",
 ]
@@ -55,6 +56,11 @@ FORMAT = 1
 FOREIGN_CONFIG = "this root's manifest was not written by your msd-install"
 FOREIGN_LINK = f"a symlink leading out of the root, not followed: {FOREIGN_CONFIG}"
 MAX_BYTES = 16 << 20  # a real manifest is ~40 KB
+# the way out of a manifest that cannot be used (installer/baseline.py)
+ADOPT_HINT = (
+    "nothing was changed; to set it aside and rebuild it from the files on disk, run "
+    "msd-install --adopt with the same runtime and scope flags"
+)
 
 
 class FileRecord(TypedDict, total=False):
@@ -90,7 +96,14 @@ class BackupRecord(TypedDict, total=False):
     link: str  # when it was a symlink: where it pointed
 
 
-class ManifestDoc(TypedDict):
+class MigrationRecord(TypedDict):
+    """A migration applied to this root (or not needed): identified by id and version."""
+
+    id: str
+    version: str
+
+
+class _ManifestDoc(TypedDict):
     format: int
     installer_version: str
     runtime: str
@@ -101,6 +114,10 @@ class ManifestDoc(TypedDict):
     dirs: list[str]
     state: list[str]
     interpreter: str
+
+
+class ManifestDoc(_ManifestDoc, total=False):
+    migrations: list[MigrationRecord]  # written only when there is one (older manifests)
 
 
 @dataclass
@@ -119,6 +136,7 @@ class Manifest:
     trusted: bool = True
     withheld: list[str] = field(default_factory=list)  # what ``restrict`` left out, for notes
     name: str = MANIFEST_NAME  # MSD Core's, or a pack's (``manifestcheck.manifest_name``)
+    migrations: list[MigrationRecord] = field(default_factory=list)  # installer/migrate.py
     # a foreign manifest as it came, before ``restrict``: only ever compared with what this
     # run would write itself (a teammate's committed install, verified, is kept byte for byte)
     original: ManifestDoc | None = None
@@ -146,7 +164,7 @@ class Manifest:
         return next((c for c in self.config if c["file"] == rel), None)
 
     def to_doc(self) -> ManifestDoc:
-        return {
+        doc: ManifestDoc = {
             "format": FORMAT,
             "installer_version": self.installer_version,
             "runtime": self.runtime,
@@ -158,6 +176,11 @@ class Manifest:
             "state": sorted(set(self.state)),
             "interpreter": self.interpreter,
         }
+        # absent when empty: a manifest from before migrations keeps its exact bytes (and so
+        # the digest the user's registry recorded for it)
+        if self.migrations:
+            doc["migrations"] = self.migrations
+        return doc
 
     def to_bytes(self) -> bytes:
         return (json.dumps(self.to_doc(), indent=2, ensure_ascii=False) + "\n").encode()
@@ -286,6 +309,7 @@ def validated(
         interpreter=doc.get("interpreter", ""),
         installer_version=doc.get("installer_version", "?"),
         name=name,
+        migrations=list(doc.get("migrations", [])),
     )
     return manifest
 
@@ -294,8 +318,7 @@ def _refused(path: Path, problem: str) -> ManifestError:
     return ManifestError(
         f"install manifest refused: {problem}",
         path=path,
-        hint="nothing was changed; a manifest msd-install did not write, such as one that "
-        "came with a cloned project, can be deleted",
+        hint=ADOPT_HINT.replace("; ", "; one that came with a cloned project can be deleted; ", 1),
     )
 
 
@@ -329,13 +352,15 @@ def _parse(raw: bytes, path: Path) -> dict[str, Any]:
         raise ManifestError(
             f"install manifest is not valid JSON ({show(reason, 120)[1:-1]})",
             path=path,
-            hint="restore it from a backup or reinstall with --force",
+            hint=ADOPT_HINT,
         ) from None
     if not isinstance(doc, dict) or type(doc.get("format")) is not int:
-        raise ManifestError("install manifest has no format version", path=path)
+        raise ManifestError("install manifest has no format version", path=path, hint=ADOPT_HINT)
     version: int = doc["format"]
     if version < FORMAT and version not in _UPGRADES:
-        raise ManifestError(f"install manifest has an unknown format {version}", path=path)
+        raise ManifestError(
+            f"install manifest has an unknown format {version}", path=path, hint=ADOPT_HINT
+        )
     if version > FORMAT:
         raise ManifestError(
             f"install manifest has format {version}, newer than this msd-install "

@@ -116,6 +116,21 @@ def _scalars(doc: dict[str, Any]) -> Iterator[str]:
     for key in ("files", "dirs", "backups", "state", "config"):
         if len(doc.get(key, ())) > MAX_ENTRIES:
             yield f"{key!r} has more than {MAX_ENTRIES} entries (msd installs a few hundred)"
+    yield from _migrations(doc.get("migrations", []))
+
+
+def _migrations(items: Any) -> Iterator[str]:
+    """``migrations``: the (id, version) pairs applied to this root (installer/migrate.py)."""
+    if not isinstance(items, list) or len(items) > MAX_OPS:
+        yield f"'migrations' is not a list of at most {MAX_OPS} records"
+        return
+    for i, item in enumerate(items):
+        if not (
+            isinstance(item, dict)
+            and set(item) == {"id", "version"}
+            and all(_text(item[k]) and 0 < len(item[k]) <= 100 for k in ("id", "version"))
+        ):
+            yield f"migrations[{i}] is not an object with a short 'id' and 'version'"
 
 
 def _own_path(rel: str, root: Path, bounds: Bounds) -> str | None:

@@ -1,8 +1,10 @@
 """What a run did (or, in a dry run, would do): fixed verbs per path, renderable as text or JSON.
 
-Verbs: create, identical, update, conflict, backup, remove, restore, skip, kept. ``identical``
-means no write at all; ``kept`` is the user's tuning of an entry of ours, kept (reported on
-the first run that sees it, then recorded in the manifest). The JSON shape is versioned
+Verbs: create, identical, update, conflict, backup, remove, restore, skip, kept, migrate,
+adopt. ``identical`` means no write at all; ``kept`` is the user's tuning of an entry of ours,
+kept (reported on the first run that sees it, then recorded in the manifest); ``migrate`` is a
+change made by an installer migration (installer/migrate.py); ``adopt`` is a file or entry of
+msd's taken into a new manifest by ``--adopt`` (installer/baseline.py). The JSON shape is versioned
 (``schema``); add fields, never change meanings.
 """
 
@@ -13,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 VERBS = (
-    "create", "identical", "update", "conflict", "backup", "remove", "restore", "skip", "kept"
+    "create", "identical", "update", "conflict", "backup", "remove", "restore", "skip", "kept",
+    "migrate", "adopt",
 )  # fmt: skip
 # what a rerun decides again, so not drift: the user's own entry stays, their tuning stays
 STEADY = ("identical", "skip", "conflict", "kept")

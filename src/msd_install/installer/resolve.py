@@ -17,7 +17,7 @@ from ..errors import FileAccessError
 from .confine import read_beneath, read_plain
 from .context import Context
 from .fs import sha256_bytes
-from .manifest import BackupRecord, Manifest
+from .manifest import BackupRecord, Manifest, MigrationRecord
 from .manifestcheck import BACKUPS_DIR, PATCHES_DIR, manifest_name
 from .plan import FileOp, Plan
 from .report import Result
@@ -33,8 +33,10 @@ def resolve_install(
     result: Result,
     *,
     root_created: tuple[Path, ...] = (),
+    applied: list[MigrationRecord] | None = None,
 ) -> Resolution:
-    """Decide every step of an install. ``root_created``: the root (and parents) this run made."""
+    """Decide every step of an install. ``root_created``: the root (and parents) this run made.
+    ``applied``: the migrations the new manifest records (default: those ``old`` records)."""
     res = Resolution(
         follow_links=old is None or old.trusted, fence=ctx.cwd if ctx.is_local else None
     )
@@ -51,6 +53,7 @@ def resolve_install(
     if old is not None:
         new.dirs = list(old.dirs)
         new.backups = list(old.backups)
+    new.migrations = list(applied if applied is not None else old.migrations if old else [])
     for directory in root_created:
         if new.rel(directory) not in new.dirs:
             new.dirs.append(new.rel(directory))

@@ -1,0 +1,144 @@
+"""Upgrading from earlier versions (tests/lifecycle/fixtures.py): the user's edits and tuned
+entries survive, migrations run once, and uninstall then gives back the original tree."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from helpers import build, run_cli, run_json, snapshot_but_registry
+from lifecycle.fixtures import VERSIONS, install_version
+from msd_install import __version__
+from msd_install.migrations import ALL
+
+CLAUDE = ["--claude", "--global", "--yes"]
+USER_FILES = {
+    ".claude/settings.json": '{\n  "model": "opus",\n  "hooks": {}\n}\n',
+    ".claude/hooks/my-hook.sh": "#!/bin/sh\necho mine\n",
+    ".claude/agents/my-agent.md": "---\nname: my-agent\n---\nmine\n",
+}
+
+
+def tune_timeout(settings: Path, script: str, timeout: int) -> None:
+    """The user raises the timeout of our hook running ``script`` (a text edit, as by hand)."""
+    text = settings.read_text()
+    at = text.index(script)
+    head, tail = text[:at], text[at:]
+    tail = re.sub(r'"timeout": \d+', f'"timeout": {timeout}', tail, count=1)
+    settings.write_text(head + tail)
+
+
+def guard_timeout(settings: Path) -> tuple[str, int]:
+    doc = json.loads(settings.read_text())
+    for group in doc["hooks"]["PreToolUse"]:
+        for hook in group["hooks"]:
+            if "secret" in hook["command"] and "guard" in hook["command"]:
+                return hook["command"], hook["timeout"]
+    raise AssertionError("no secret guard hook")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_upgrade_keeps_edits_and_tuning_migrates_once_and_uninstalls_clean(
+    tmp_path: Path, version: str
+) -> None:
+    home = tmp_path
+    build(home, USER_FILES)
+    before = snapshot_but_registry(home)
+    root = install_version(home, version)
+    old_script = "msd-secret-guard.py" if version == "0.0.1" else "msd-secret-read-guard.py"
+    tune_timeout(root / "settings.json", old_script, 30)
+    planner = root / "agents/msd-planner.md"
+    edited = planner.read_bytes() + b"\nMy own rule: always write tests first.\n"
+    planner.write_bytes(edited)
+
+    doc = run_json(CLAUDE, home)
+    actions = doc["results"][0]["actions"]
+    migrated = [a for a in actions if a["verb"] == "migrate"]
+    ids = {a["detail"].split(":")[0] for a in migrated}
+    assert ids == ({"0001-secret-guard-renamed", "0002-engine-dir-moved"} if version == "0.0.1"
+                   else {"0002-engine-dir-moved"})  # fmt: skip
+    # the engine directory moved, nothing of the old layout is left
+    assert not (root / "msd").exists()
+    assert (root / "msd-core/VERSION").read_text() == f"{__version__}\n"
+    assert not (root / "hooks/msd-secret-guard.py").exists()
+    assert (root / "hooks/msd-secret-read-guard.py").is_file()
+    # the tuned hook entry: now naming the new script, the user's timeout kept
+    command, timeout = guard_timeout(root / "settings.json")
+    assert command.endswith('/hooks/msd-secret-read-guard.py"') and timeout == 30
+    assert json.loads((root / "settings.json").read_text())["model"] == "opus"
+    server = json.loads((home / ".claude.json").read_text())
+    assert server["mcpServers"]["msd"]["args"][-1] == str(root / "msd-core/bin/msd-mcp")
+    # the user's edit: the file is this version's, their copy kept aside
+    patch = root / "msd-local-patches/agents/msd-planner.md"
+    assert patch.read_bytes() == edited
+    assert ("backup", str(patch)) in [(a["verb"], a["path"]) for a in actions]
+    manifest = json.loads((root / "msd-file-manifest.json").read_text())
+    assert manifest["installer_version"] == __version__
+    assert manifest["migrations"] == [{"id": m.id, "version": m.ships_in} for m in ALL]
+    assert "msd-core/cache/msd-update-check.json" in manifest["state"]
+
+    # a second run: nothing to migrate, nothing to change
+    again = run_json(CLAUDE, home)
+    verbs = {a["verb"] for a in again["results"][0]["actions"]}
+    assert verbs <= {"identical", "skip", "conflict"}, verbs
+    assert guard_timeout(root / "settings.json")[1] == 30
+
+    # uninstall: the original tree, plus the user's kept copy of their edit
+    proc = run_cli(["--uninstall", *CLAUDE], home)
+    assert proc.returncode == 0, proc.stderr
+    after = snapshot_but_registry(home)
+    extra = {k for k in after if k not in before}
+    assert extra == {
+        ".claude/msd-local-patches/",
+        ".claude/msd-local-patches/agents/",
+        ".claude/msd-local-patches/agents/msd-planner.md",
+    }
+    assert {k: v for k, v in after.items() if k not in extra} == before
+
+
+def test_a_changed_file_in_the_old_engine_directory_stays_where_it_is(tmp_path: Path) -> None:
+    root = install_version(tmp_path, "0.0.2")
+    mine = root / "msd/workflows/help.md"
+    changed = mine.read_bytes() + b"\nmy note\n"
+    mine.write_bytes(changed)
+    doc = run_json(CLAUDE, tmp_path)
+    actions = {(a["verb"], a["path"]): a.get("detail", "") for a in doc["results"][0]["actions"]}
+    assert "modified by you: kept" in actions[("skip", str(mine))]
+    assert (root / "msd-core/workflows/help.md").is_file()
+    assert mine.read_bytes() == changed
+    assert run_cli(["--uninstall", *CLAUDE], tmp_path).returncode == 0
+    assert mine.read_bytes() == changed  # the user's, kept
+    assert not (root / "msd-core").exists()
+
+
+def test_an_old_install_uninstalls_without_upgrading(tmp_path: Path) -> None:
+    before = snapshot_but_registry(tmp_path)
+    root = install_version(tmp_path, "0.0.1")
+    (root / "msd/cache/msd-update-check.json").write_text("{}")  # written at run time
+    proc = run_cli(["--uninstall", *CLAUDE], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert snapshot_but_registry(tmp_path) == before
+
+
+def test_dry_run_reports_migrations_and_changes_nothing(tmp_path: Path) -> None:
+    install_version(tmp_path, "0.0.1")
+    before = snapshot_but_registry(tmp_path)
+    proc = run_cli([*CLAUDE, "--dry-run", "-v"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "migrate   ~/.claude/msd-core/VERSION  (0002-engine-dir-moved: moved from" in proc.stdout
+    assert snapshot_but_registry(tmp_path) == before
+    check = run_cli([*CLAUDE, "--check"], tmp_path)
+    assert check.returncode == 1 and "migrate" in check.stdout
+
+
+@pytest.mark.parametrize("k", [3, 40, 200])
+def test_an_interrupted_upgrade_rolls_the_migrations_back(tmp_path: Path, k: int) -> None:
+    install_version(tmp_path, "0.0.1")
+    before = snapshot_but_registry(tmp_path)
+    proc = run_cli(CLAUDE, tmp_path, MSD_INSTALL_TEST_SIGNAL=f"{k}:INT")
+    assert proc.returncode == 130, proc.stderr
+    assert snapshot_but_registry(tmp_path) == before
+    assert run_json(CLAUDE, tmp_path)["exit_code"] == 0  # and the next run migrates
