@@ -28,11 +28,14 @@ from .installer.plan import Bounds
 from .installer.report import Result
 from .migrations import ALL as MIGRATIONS
 from .migrations import released
+from .payload import Payload
 from .payload import load as load_payload
+from .payload.pack import NAME as PACK_NAME
 from .progress import Progress
 from .render import next_step, render_check, render_health, render_text
 from .runtimes import ADAPTERS, RUNTIMES
 from .runtimes._base import Adapter
+from .runtimes.packs import pack_plan, read_pack
 from .style import PLAIN, Style, for_stream
 
 JSON_FORMAT = 1
@@ -78,6 +81,14 @@ def _runtime_options(func: Any) -> Any:
 @click.option(
     "--done", is_flag=True, help="With --reapply: then remove the saved patches that are merged."
 )
+@click.option(
+    "--payload",
+    metavar="DIR",
+    help="Install the Claude-format pack in DIR (in its own namespace) instead of MSD Core.",
+)
+@click.option(
+    "--pack", metavar="NAME", help="With --uninstall: remove the pack NAME, not MSD Core."
+)
 @click.option("--dry-run", is_flag=True, help="Show what would happen; write nothing.")
 @click.option(
     "--check",
@@ -115,6 +126,8 @@ def cli(
     yes: bool,
     force: bool,
     force_statusline: bool,
+    payload: str | None,
+    pack: str | None,
     **flags: bool,
 ) -> None:
     """Install MSD Core into AI coding runtimes, or remove it again without a trace."""
@@ -131,6 +144,10 @@ def cli(
         raise UsageError("--reapply cannot be used with --check, --uninstall, --adopt or --force")
     if done and not reapply:
         raise UsageError("--done goes with --reapply")
+    if (adopt or reapply) and (payload is not None or pack is not None):
+        flag = "--adopt" if adopt else "--reapply"
+        raise UsageError(f"{flag} works on MSD Core's install; it cannot be used with a pack")
+    source = _pack_source(payload, pack, uninstall)
     names = [n for n in RUNTIMES if flags.get(f"rt_{n}")]
     if all_:
         names = list(RUNTIMES)
@@ -170,6 +187,10 @@ def cli(
     dry_run = dry_run or check
     style = PLAIN if as_json else for_stream(sys.stdout, ctx.env)
     results: list[Result] = []
+    # the command the next: line suggests: a pack's own first one, else msd's
+    first = FIRST_COMMAND
+    if isinstance(source, Payload) and (source.commands or source.skills):
+        first = min([c.name for c in source.commands] + [k.name for k in source.skills])
     shown = None if as_json or not sys.stderr.isatty() else sys.stderr
     with Progress(shown, _progress_delay(ctx)) as progress:
         for i, name in enumerate(names, 1):
@@ -194,6 +215,7 @@ def cli(
                         done=done,
                         dry_run=dry_run,
                         tick=progress.tick,
+                        pack=source,
                         adopt=adopt,
                     )
                 )
@@ -202,7 +224,7 @@ def cli(
                 exc.done = [r.to_json() for r in results]
                 if not as_json:
                     for result in results:
-                        click.echo(_text(result, ctx, verbose, style), color=style.color)
+                        click.echo(_text(result, ctx, verbose, style, first), color=style.color)
                 raise
     code = 1 if any(r.conflicts for r in results) and not uninstall else 0
     if check:
@@ -220,15 +242,17 @@ def cli(
             text = (
                 render_check(result, ctx.home, style)
                 if check
-                else _text(result, ctx, verbose, style)
+                else _text(result, ctx, verbose, style, first)
             )
             click.echo(text, color=style.color)
     sys.exit(code)
 
 
-def _text(result: Result, ctx: Context, verbose: bool, style: Style) -> str:
+def _text(
+    result: Result, ctx: Context, verbose: bool, style: Style, first: str = FIRST_COMMAND
+) -> str:
     runtime = ADAPTERS[result.runtime]
-    then = next_step(result, runtime.label, runtime.invoke(FIRST_COMMAND))
+    then = next_step(result, runtime.label, runtime.invoke(first))
     return render_text(result, ctx.home, verbose=verbose, next_step=then, style=style)
 
 
@@ -250,24 +274,44 @@ def _run(
     done: bool,
     dry_run: bool,
     tick: Callable[[int], None] | None = None,
+    pack: Payload | str | None = None,
     adopt: bool = False,
 ) -> Result:
     """One runtime's run (``verb``: install, uninstall or reapply); ``tick(n)`` is called
-    right before the engine's n-th change."""
+    right before the engine's n-th change; ``pack``: a pack read from ``--payload``, or a
+    pack's name (``--pack``); None: MSD Core."""
     runtime = ADAPTERS[name]
     fault = _both(tick, _signal_hook())
     if verb == "reapply":
         where, bounds = runtime.root(ctx), _bounds(runtime, ctx)
         return engine.reapply(name, ctx, where, bounds, done=done, dry_run=dry_run, fault=fault)
     if verb == "uninstall":
+        space = pack.namespace if isinstance(pack, Payload) else pack or ""
+        bounds = _bounds(runtime, ctx)  # a pack's manifest names no other config file
         return engine.uninstall(
-            name, ctx, runtime.root(ctx), _bounds(runtime, ctx), dry_run=dry_run, fault=fault
+            name, ctx, runtime.root(ctx), bounds, dry_run=dry_run, fault=fault, namespace=space
         )
+    if isinstance(pack, Payload):  # a pack: no migrations, no baseline (MSD Core's own)
+        return engine.install(pack_plan(runtime, ctx, pack), ctx, dry_run=dry_run, fault=fault)
     plan = runtime.plan(ctx, load_payload())
     if adopt:
         known = released.known().get(name, {})
         return engine.adopt(plan, ctx, known, dry_run=dry_run, fault=fault, migrations=MIGRATIONS)
     return engine.install(plan, ctx, dry_run=dry_run, fault=fault, migrations=MIGRATIONS)
+
+
+def _pack_source(payload: str | None, pack: str | None, uninstall: bool) -> Payload | str | None:
+    """The pack a run is about: read and validated from ``--payload`` before anything is
+    planned or written, or named by ``--pack`` (uninstall only); None for MSD Core."""
+    if pack is not None:
+        if not uninstall:
+            raise UsageError("--pack names a pack to remove: use it with --uninstall")
+        if payload is not None:
+            raise UsageError("--pack and --payload cannot be used together")
+        if not PACK_NAME.fullmatch(pack):
+            raise UsageError(f"--pack {pack!r} is not a pack name")
+        return pack
+    return read_pack(Path(payload)) if payload is not None else None
 
 
 def _both(
@@ -412,7 +456,8 @@ def main(argv: list[str] | None = None) -> None:
     except MsdError as exc:
         kind = type(exc).__name__
         line = f"error: {exc.one_line()}"
-        _fail(as_json, exc.exit_code, kind, line, path=exc.path, done=exc.done)
+        problems = getattr(exc, "problems", None)
+        _fail(as_json, exc.exit_code, kind, line, path=exc.path, done=exc.done, more=problems)
     except KeyboardInterrupt:
         _fail(as_json, 130, "interrupted", INTERRUPTED)
     except Exception as exc:  # a bug: keep the traceback, show one line
@@ -431,6 +476,7 @@ def _fail(
     *,
     path: Path | None = None,
     done: list[dict[str, object]] | None = None,
+    more: list[str] | None = None,
 ) -> None:
     """Report an error and exit ``code``: ``msd-install: <line>`` on stderr; under ``--json``
     also the one document on stdout, with what finished before the error (``results``) and
@@ -439,12 +485,18 @@ def _fail(
     kind_word, sep, rest = line.partition(": ")
     shown = style.paint(kind_word + sep, "red", bold=True) + rest if sep else line
     click.echo(f"msd-install: {shown}", err=True, color=style.color)
+    for problem in more or ():  # a malformed pack: every problem, one line each
+        rel, _, what = problem.partition(": ")
+        where = path if rel == "." or path is None else path / rel
+        click.echo(f"msd-install: {where}: {what}", err=True)
     if as_json:
-        error = {
+        error: dict[str, object] = {
             "kind": kind,
             "message": line.removeprefix("error: "),
             "path": str(path) if path else None,
         }
+        if more:
+            error["problems"] = more
         doc = {
             "format": JSON_FORMAT,
             "version": __version__,

@@ -83,3 +83,13 @@ class PayloadError(MsdError):
     """The bundled payload is inconsistent (a packaging bug, but reported cleanly)."""
 
     exit_code = 3
+
+
+class PackError(UsageError):
+    """A pack given with ``--payload DIR`` is malformed: every problem found, one line each
+    (``<file>: <problem>``), reported together before anything is written."""
+
+    def __init__(self, directory: Path, problems: list[str]):
+        count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
+        super().__init__(f"not a valid pack ({count}); nothing was written", path=directory)
+        self.problems = [" ".join(p.split()) for p in problems]  # one line each, always

@@ -19,14 +19,14 @@ from pathlib import Path
 from types import FrameType
 
 from ..errors import FileAccessError, MsdError
-from . import lock, manifest
+from . import handover, lock, manifest
 from .baseline import KnownFiles, resolve_adopt
 from .confine import escaping_link, read_plain, show
 from .context import Context
 from .fs import Transaction
 from .guard import Guard
 from .journal import Journal
-from .manifestcheck import JOURNAL_DIR
+from .manifestcheck import JOURNAL_DIR, manifest_name
 from .migrate import migrate
 from .migration import Migration, widened
 from .plan import Bounds, Plan
@@ -61,6 +61,7 @@ def install(
     result = Result("install", plan.runtime, plan.scope, plan.root, dry_run)
     result.notes.extend(plan.notes)
     registry = Registry(ctx.manifest_registry())
+    name = manifest_name(plan.namespace)
     bounds = widened(plan.bounds, plan.root, migrations)
     if ctx.is_local:
         _root_in_project(plan.root, ctx.cwd)
@@ -71,7 +72,8 @@ def install(
         try:
             if plan.root.is_dir():
                 _recover(plan.root, bounds, registry, result, ctx, lock_timeout=lock_timeout)
-            old = _load(plan.root, bounds, registry, result) if plan.root.is_dir() else None
+            here = plan.root.is_dir()
+            old = _load(plan.root, bounds, registry, result, name) if here else None
             moved = migrate(old, migrations, result, ctx.cwd if ctx.is_local else None)
             resolve_install(plan, ctx, old, result, applied=moved.applied)
         except OSError as exc:
@@ -101,14 +103,15 @@ def _install(
     lock_timeout: float,
     migrations: Sequence[Migration],
 ) -> Result:
+    name = manifest_name(plan.namespace)
     bounds = widened(plan.bounds, plan.root, migrations)
     project = ctx.cwd if ctx.is_local else None
     with _transaction(fault) as tx:
         created = tx.makedirs(plan.root)
         with lock.hold(plan.root, lock_timeout):
             _recover(plan.root, bounds, registry, result, ctx, locked=True)
-            with _journaled(tx, plan.root, "install", tuple(created)):
-                old = _load(plan.root, bounds, registry, result)
+            with _journaled(tx, plan.root, "install", tuple(created), plan.namespace):
+                old = _load(plan.root, bounds, registry, result, name)
                 moved = migrate(old, migrations, result, project)
                 if old is not None and moved.steps:
                     execute(moved.steps, tx, Guard(plan.root, bounds().config_files, True, project))
@@ -119,9 +122,9 @@ def _install(
                 )
                 guard = Guard(plan.root, bounds().config_files, res.follow_links, res.fence)
                 execute(res.steps, tx, guard)
-                note = registry.record(tx, plan.root, res.digest)
+                note = registry.record(tx, plan.root, res.digest, name)
                 result.notes.extend([note] if note else [])
-            registry.confirm(plan.root)
+            registry.confirm(plan.root, name)
     return result
 
 
@@ -191,34 +194,39 @@ def uninstall(
     dry_run: bool = False,
     fault: Fault | None = None,
     lock_timeout: float = 30.0,
+    namespace: str = "",
 ) -> Result:
     """Remove what the manifest of ``root`` lists. ``bounds``: the config and state files the
-    runtime's adapter names for this root and ``ctx``'s scope (``Plan.bounds``)."""
+    runtime's adapter names for this root and ``ctx``'s scope (``Plan.bounds``).
+    ``namespace``: a pack's name, whose own manifest is meant (MSD Core's when empty)."""
     result = Result("uninstall", runtime, ctx.scope, root, dry_run)
     registry = Registry(ctx.manifest_registry())
+    name = manifest_name(namespace)
     if not root.is_dir():
         gone = "is not a folder" if root.exists() or root.is_symlink() else "does not exist"
         result.notes.append(f"nothing to uninstall: {root} {gone}")
         return result
     if dry_run:
         _recover(root, bounds, registry, result, ctx, lock_timeout=lock_timeout)
-        found = _load(root, bounds, registry, result)
+        found = _load(root, bounds, registry, result, name)
         if found is None:
-            result.notes.append(_no_manifest(root))
+            result.notes.append(_no_manifest(root, name))
         else:
             resolve_uninstall(found, result, _fence(ctx))
         return result
     with _transaction(fault) as tx:
         with lock.hold(root, lock_timeout):
             _recover(root, bounds, registry, result, ctx, locked=True)
-            found = _load(root, bounds, registry, result)
+            found = _load(root, bounds, registry, result, name)
             if found is None:
-                result.notes.append(_no_manifest(root))
+                result.notes.append(_no_manifest(root, name))
                 if registry.path.exists():  # an uninstall killed in its very last step
                     registry.drop_if_empty(tx)
                 return result
-            with _journaled(tx, root, "uninstall"):
+            with _journaled(tx, root, "uninstall", namespace=namespace):
+                heirs = handover.heirs(found, bounds, registry)  # MSD Core's and packs'
                 steps = resolve_uninstall(found, result, _fence(ctx))
+                steps += [Write(h.path, h.to_bytes(), 0o644, barrier=True) for h in heirs]
                 guard = Guard(root, bounds().config_files, found.trusted, _fence(ctx))
                 kept = list(execute(steps, tx, guard))
                 above = [found.abs(d) for d in found.dirs if _at_or_above(found.abs(d), root)]
@@ -227,9 +235,13 @@ def uninstall(
                 # and Kilo) is left to the registry, which removes it with the last install
                 # that empties it; recorded here, under the journal, before the root goes
                 shared = [*kept, *stay] if found.trusted else []
-                note = registry.forget(tx, root, shared)
+                note = registry.forget(tx, root, shared, name)
                 result.notes.extend([note] if note else [])
-            registry.confirm(root)
+                for heir in heirs:  # after ``forget``: its record is pruned of ours
+                    note = registry.record(tx, root, heir.digest(), heir.name)
+                    result.notes.extend([note] if note else [])
+            for done in (name, *(h.name for h in heirs)):
+                registry.confirm(root, done)
         # the root and its parents hold the lock file and the journal: they go once the lock
         # is released (a crash right here leaves at most empty directories, nothing of msd's)
         for directory in sorted(above, key=lambda p: len(p.parts), reverse=True):
@@ -342,7 +354,7 @@ def _os_text(exc: BaseException) -> str:
 
 @contextlib.contextmanager
 def _journaled(
-    tx: Transaction, root: Path, verb: str, made: tuple[Path, ...] = ()
+    tx: Transaction, root: Path, verb: str, made: tuple[Path, ...] = (), namespace: str = ""
 ) -> Iterator[None]:
     """The run's changes in ``root``, each journaled before it is made (``journal``).
 
@@ -350,7 +362,7 @@ def _journaled(
     journal go: if the rollback itself fails, the journal stays for the next run to finish it.
     """
     mark = tx.mark()
-    tx.journal = Journal(root, verb, made)
+    tx.journal = Journal(root, verb, made, manifest_name(namespace) if namespace else "")
     try:
         yield
     except BaseException as exc:
@@ -422,9 +434,13 @@ def _file_in_the_way(path: Path) -> Path | None:
 
 
 def _load(
-    root: Path, bounds: Callable[[], Bounds], registry: Registry, result: Result
+    root: Path,
+    bounds: Callable[[], Bounds],
+    registry: Registry,
+    result: Result,
+    name: str = manifest.MANIFEST_NAME,
 ) -> manifest.Manifest | None:
-    found = manifest.load(root, bounds, registry)
+    found = manifest.load(root, bounds, registry, name)
     if found is not None and not found.trusted:
         result.notes.append(FOREIGN)
         result.notes.extend(found.withheld)
@@ -456,9 +472,9 @@ def _at_or_above(directory: Path, root: Path) -> bool:
     return directory == root or root.is_relative_to(directory)
 
 
-def _no_manifest(root: Path) -> str:
+def _no_manifest(root: Path, name: str = manifest.MANIFEST_NAME) -> str:
     return (
-        f"nothing to uninstall: no {manifest.MANIFEST_NAME} in {root} "
+        f"nothing to uninstall: no {name} in {root} "
         "(msd-install only removes what its manifest lists; nothing was changed)"
     )
 

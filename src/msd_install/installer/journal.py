@@ -38,12 +38,14 @@ FORMAT = 1
 class Journal:
     """The journal of one run in ``root`` (which the run holds the lock of)."""
 
-    def __init__(self, root: Path, verb: str, made: tuple[Path, ...] = ()) -> None:
+    def __init__(
+        self, root: Path, verb: str, made: tuple[Path, ...] = (), manifest: str = ""
+    ) -> None:
         self.root = root
         self.dir = root / JOURNAL_DIR
         self._count = 0
         self._fd: int | None = None
-        self._head = (verb, made)
+        self._head = (verb, made, manifest)
         if made:  # the root and parents made before the lock could be taken: undo after a crash
             self._open()
 
@@ -57,10 +59,13 @@ class Journal:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
         self._fd = os.open(self.dir / INTENT, flags | getattr(os, "O_NOFOLLOW", 0), 0o600)
         fsync_dir(self.dir)
-        verb, made = self._head
+        verb, made, manifest = self._head
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime())
-        self._append({"msd_journal": FORMAT, "verb": verb, "pid": os.getpid(), "started": stamp})
-        for directory in made:
+        head = {"msd_journal": FORMAT, "verb": verb, "pid": os.getpid(), "started": stamp}
+        if manifest:  # a pack's run (``--payload``): the manifest a recovery settles
+            head["manifest"] = manifest
+        self._append(head)
+        for directory in made:  # the root and parents made before the lock could be taken
             self._append({"op": "mkdir", "path": rel_of(self.root, directory)})
         return self._fd
 

@@ -35,7 +35,7 @@ from typing import Any, TypedDict
 from .. import __version__
 from ..errors import ManifestError
 from .confine import escaping_link, is_ancestor_chain, show
-from .manifestcheck import MANIFEST_NAME, problem, rel_of
+from .manifestcheck import MANIFEST_NAME, manifest_name, problem, rel_of
 from .plan import Bounds
 from .registry import Registry
 
@@ -49,6 +49,7 @@ __all__ = [
     "Manifest",
     "MigrationRecord",
     "load",
+    "manifest_name",
 ]
 
 FORMAT = 1
@@ -140,6 +141,7 @@ class Manifest:
     # False for a manifest this user's msd-install did not write (``restrict``)
     trusted: bool = True
     withheld: list[str] = field(default_factory=list)  # what ``restrict`` left out, for notes
+    name: str = MANIFEST_NAME  # MSD Core's, or a pack's (``manifestcheck.manifest_name``)
     migrations: list[MigrationRecord] = field(default_factory=list)  # installer/migrate.py
     # a foreign manifest as it came, before ``restrict``: only ever compared with what this
     # run would write itself (a teammate's committed install, verified, is kept byte for byte)
@@ -148,7 +150,7 @@ class Manifest:
 
     @property
     def path(self) -> Path:
-        return self.root / MANIFEST_NAME
+        return self.root / self.name
 
     def rel(self, path: Path) -> str:
         return rel_of(self.root, path)
@@ -265,18 +267,24 @@ def _v0_to_v1(doc: dict[str, Any]) -> dict[str, Any]:
 _UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: _v0_to_v1}
 
 
-def load(root: Path, bounds: Callable[[], Bounds], registry: Registry | None) -> Manifest | None:
+def load(
+    root: Path,
+    bounds: Callable[[], Bounds],
+    registry: Registry | None,
+    name: str = MANIFEST_NAME,
+) -> Manifest | None:
     """The manifest of ``root``, validated as a whole, or None when there is none.
 
     ``bounds``: the config and state files the runtime's adapter names for this root (asked
     for only when there is a manifest). ``registry``: the user's record of the manifests
     msd-install wrote; a manifest it does not list is foreign and comes back restricted.
     Raises ``ManifestError`` on the first problem, before anything has been changed.
+    ``name``: MSD Core's manifest or a pack's.
     """
-    manifest = validated(root, bounds)
+    manifest = validated(root, bounds, name)
     if manifest is None:
         return None
-    if registry is not None and registry.digest(root) == manifest.digest():
+    if registry is not None and registry.digest(root, name) == manifest.digest():
         return manifest
     link = manifest.escaping_link()
     if link is not None:
@@ -285,9 +293,11 @@ def load(root: Path, bounds: Callable[[], Bounds], registry: Registry | None) ->
     return manifest
 
 
-def validated(root: Path, bounds: Callable[[], Bounds]) -> Manifest | None:
+def validated(
+    root: Path, bounds: Callable[[], Bounds], name: str = MANIFEST_NAME
+) -> Manifest | None:
     """The manifest of ``root`` as it is on disk, validated but not restricted."""
-    path = root / MANIFEST_NAME
+    path = root / name
     raw = _read(path)
     if raw is None:
         return None
@@ -307,6 +317,7 @@ def validated(root: Path, bounds: Callable[[], Bounds]) -> Manifest | None:
         interpreter=doc.get("interpreter", ""),
         pristine=doc.get("pristine", ""),
         installer_version=doc.get("installer_version", "?"),
+        name=name,
         migrations=list(doc.get("migrations", [])),
     )
     return manifest

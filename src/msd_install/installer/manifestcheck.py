@@ -42,6 +42,8 @@ BACKUPS_DIR = "msd-backups"
 PATCHES_DIR = "msd-local-patches"
 JOURNAL_DIR = ".msd-journal"  # a run's intent journal (installer/journal.py)
 RESERVED = (MANIFEST_NAME, LOCK_NAME, STORE_NAME)
+# a pack's manifest (``--payload DIR``): ``msd-file-manifest.<pack>.json`` beside MSD Core's
+PACK_MANIFEST = re.compile(r"msd-file-manifest\.[a-z0-9][a-z0-9-]{0,62}\.json")
 OPS = ("member", "item", "replace")
 MAX_KEY_PATH = 64
 # Bounds on the work a manifest can ask for (a real one: ~160 files, ~30 dirs, ~20 edits),
@@ -54,6 +56,11 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _TEXT_WS = "\t\n\r"  # the only control characters a config text fragment may hold
 _OWN_DIRS = (BACKUPS_DIR, PATCHES_DIR, JOURNAL_DIR)
 _YAML_PUT_BACK = re.compile(r"( *(\{ *\}|\[ *\]|null|Null|NULL|~))?")
+
+
+def manifest_name(namespace: str = "") -> str:
+    """The manifest file of MSD Core (``namespace`` empty) or of the pack ``namespace``."""
+    return f"msd-file-manifest.{namespace}.json" if namespace else MANIFEST_NAME
 
 
 def rel_of(root: Path, path: Path) -> str:
@@ -136,7 +143,11 @@ def _own_path(rel: str, root: Path, bounds: Bounds) -> str | None:
     if why:
         return why
     folded = fold(rel)
-    if folded in {fold(r) for r in RESERVED} or folded.split("/")[0] in _OWN_DIRS:
+    if (
+        folded in {fold(r) for r in RESERVED}
+        or PACK_MANIFEST.fullmatch(folded)
+        or folded.split("/")[0] in _OWN_DIRS
+    ):
         return "is one of msd-install's own bookkeeping files"
     if folded in {fold(rel_of(root, p)) for p in (*bounds.config_files, *bounds.state_files)}:
         return "is a config or state file, not a file of msd's"

@@ -70,6 +70,9 @@ class Plan:
     # config files the adapter uses for this root even where this plan adds nothing to them
     # (a version without the MCP server): a manifest naming them is still accepted and cleaned
     config_names: tuple[Path, ...] = ()
+    # a pack's name (``--payload DIR``): its own manifest in the root, ``msd-file-manifest.
+    # <pack>.json``, so that it installs and uninstalls independently of MSD Core
+    namespace: str = ""
     # values in the user's config that change what the install means to them (hooks off)
     watches: tuple[Watch, ...] = ()
 

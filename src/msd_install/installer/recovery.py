@@ -36,7 +36,7 @@ from .dirfd import Dirs, Spot, lstat_at, open_dir_at, read_at
 from .fs import fsync_dir, write_at
 from .guard import Guard
 from .journal import INTENT, discard
-from .manifestcheck import JOURNAL_DIR, fold, rel_of
+from .manifestcheck import JOURNAL_DIR, MANIFEST_NAME, PACK_MANIFEST, fold, rel_of
 from .plan import Bounds
 from .registry import Registry
 
@@ -64,6 +64,7 @@ class Found:
     started: str
     pid: int
     entries: list[Entry]
+    manifest: str = MANIFEST_NAME  # whose run it was: MSD Core's or a pack's
 
 
 def recover(
@@ -106,7 +107,7 @@ def _recover(
         discard(where)  # the run died before its first line: it changed nothing yet
         return None
     found = _parse(raw, intent, root, bounds(), registry.path)
-    trusted = fence is None or registry.digest(root) is not None
+    trusted = fence is None or registry.digest(root, found.manifest) is not None
     if not trusted:
         assert fence is not None
         _confined(found, root, fence, registry.path, intent)
@@ -139,6 +140,9 @@ def _parse(raw: bytes, intent: Path, root: Path, bounds: Bounds, registry: Path)
     started, pid = head.get("started"), head.get("pid")
     if not isinstance(started, str) or len(started) > 40 or not isinstance(pid, int):
         raise _refused(intent, "line 1 has no start time or pid")
+    name = head.get("manifest", MANIFEST_NAME)
+    if name != MANIFEST_NAME and not (isinstance(name, str) and PACK_MANIFEST.fullmatch(name)):
+        raise _refused(intent, "line 1 names no manifest of msd's")
     allowed = _outside(root, bounds, registry)
     entries = []
     for n, doc in enumerate(docs[1:], 2):
@@ -146,7 +150,7 @@ def _parse(raw: bytes, intent: Path, root: Path, bounds: Bounds, registry: Path)
         if why:
             raise _refused(intent, f"line {n}: {why}")
         entries.append(Entry(doc["op"], Path(os.path.normpath(root / doc["path"])), doc))
-    return Found(head["verb"], started, pid, entries)
+    return Found(head["verb"], started, pid, entries, name)
 
 
 def _confined(found: Found, root: Path, fence: Path, registry: Path, intent: Path) -> None:
@@ -243,9 +247,14 @@ def _undo(
                 spot = guard.locate(entry.path, _action(entry))
             _put_back(spot, entry, backups.get(entry.path), found.pid)
         if any(e.path == registry.path for e in later):
-            restored = _manifest_digest(root, bounds)
             was_absent = any(e.line.get("was") == "absent" for e in later)
-            registry.settle(root, restored, drop_if_empty=was_absent)
+            # the run's own manifest, and any sibling it handed structure to (handover.py):
+            # each is vouched for again only where the record did before the run
+            names = [found.manifest, *_siblings(root, found.manifest)]
+            for n, name in enumerate(names):
+                restored = _manifest_digest(root, bounds, name)
+                last = n == len(names) - 1
+                registry.settle(root, restored, drop_if_empty=was_absent and last, name=name)
         for entry in later:
             if entry.op == "mkdir":
                 with contextlib.suppress(OSError):
@@ -301,10 +310,19 @@ def _sweep(spot: Spot, pid: int) -> None:
             os.unlink(name, dir_fd=spot.fd)
 
 
-def _manifest_digest(root: Path, bounds: Bounds) -> str | None:
-    """The digest of the manifest now back in ``root`` (None: none, or not a valid one)."""
+def _siblings(root: Path, name: str) -> list[str]:
+    """The other manifests in ``root``: MSD Core's and the packs' (``--payload``)."""
     try:
-        found = manifest.validated(root, lambda: bounds)
+        here = sorted(p.name for p in root.iterdir())
+    except OSError:
+        return []
+    return [n for n in here if n != name and (n == MANIFEST_NAME or PACK_MANIFEST.fullmatch(n))]
+
+
+def _manifest_digest(root: Path, bounds: Bounds, name: str) -> str | None:
+    """The digest of the manifest ``name`` now back in ``root`` (None: none, or not valid)."""
+    try:
+        found = manifest.validated(root, lambda: bounds, name)
     except (ManifestError, OSError):
         return None
     return None if found is None else found.digest()

@@ -1,13 +1,14 @@
 """Which manifests this user's msd-install wrote: the record that tells them from foreign ones.
 
 ``<user state dir>/manifests.json`` maps each root (its real path) to the sha256 of the
-manifest content msd-install last wrote there. It lives outside every project, so a manifest
-that came with a cloned project, or one edited by hand or by another program, does not match
-and is *foreign*: it is still used to remove what hashes as msd's, but never to re-create a
-symlink, put back a replaced config value or follow a link out of the root (see
-``manifest.Manifest.restrict``). Why a record and not a signature: a key file would stay
-behind forever, while this file goes (with the directories made for it) when the last root
-it lists is uninstalled, so install + uninstall still leaves the home as it was.
+manifest content msd-install last wrote there; a pack's manifest in that root (``--payload``)
+is keyed by its own path, ``<root>/msd-file-manifest.<pack>.json``. It lives outside every
+project, so a manifest that came with a cloned project, or one edited by hand or by another
+program, does not match and is *foreign*: it is still used to remove what hashes as msd's,
+but never to re-create a symlink, put back a replaced config value or follow a link out of
+the root (see ``manifest.Manifest.restrict``). Why a record and not a signature: a key file
+would stay behind forever, while this file goes (with the directories made for it) when the
+last root it lists is uninstalled, so install + uninstall still leaves the home as it was.
 
 Every change goes through the run's transaction, under a lock of its own directory.
 """
@@ -25,7 +26,7 @@ from ..errors import FileAccessError, MsdError
 from . import lock
 from .dirfd import Spot, lstat_at, read_at
 from .fs import Transaction, write_at
-from .manifestcheck import MANIFEST_NAME
+from .manifestcheck import MANIFEST_NAME, PACK_MANIFEST
 
 REGISTRY_NAME = "manifests.json"
 FORMAT = 1
@@ -37,45 +38,51 @@ MAX_SHARED = 4096  # shared folders kept in the record: a bound on a file that i
 class Registry:
     path: Path
 
-    def digest(self, root: Path) -> str | None:
-        """The digest of the manifest msd-install last wrote in ``root``, or None."""
-        digest = self._read()["roots"].get(_key(root))
+    def digest(self, root: Path, name: str = MANIFEST_NAME) -> str | None:
+        """The digest of the manifest ``name`` msd-install last wrote in ``root``, or None."""
+        digest = self._read()["roots"].get(_key(root, name))
         return digest if isinstance(digest, str) else None
 
-    def record(self, tx: Transaction, root: Path, digest: str) -> str | None:
+    def record(
+        self, tx: Transaction, root: Path, digest: str, name: str = MANIFEST_NAME
+    ) -> str | None:
         """Record the manifest just written in ``root``. Best effort: when the state directory
         cannot be written, returns a note and the manifest simply counts as foreign later."""
-        if self.digest(root) == digest:
+        if self.digest(root, name) == digest:
             return None
+        key = _key(root, name)
         try:
             created = tx.makedirs(self.path.parent)
             with lock.hold(self.path.parent):
                 doc = self._read()
                 _prune(doc)
-                before = doc["roots"].get(_key(root))
+                before = doc["roots"].get(key)
                 if isinstance(before, str):  # what a recovery may vouch for again (settle)
-                    doc["previous"][_key(root)] = before
-                doc["roots"][_key(root)] = digest
+                    doc["previous"][key] = before
+                doc["roots"][key] = digest
                 doc["dirs"] = sorted({*doc["dirs"], *(str(d) for d in created)})
                 self._write(tx, _dump(doc))
         except (OSError, MsdError) as exc:
             return self._unwritable(exc)
         return None
 
-    def forget(self, tx: Transaction, root: Path, kept: list[Path]) -> str | None:
+    def forget(
+        self, tx: Transaction, root: Path, kept: list[Path], name: str = MANIFEST_NAME
+    ) -> str | None:
         """Drop ``root``, once its own files and folders are gone. ``kept``: folders its install
         made that were not empty (another install, or the user, still has something there):
         they become *shared* and go with the later uninstall that leaves them empty. The
         record itself goes with the last root, in ``drop_if_empty``, after the root's lock
         and journal: until then a recovery can still vouch for the root (``previous``)."""
-        if self.digest(root) is None:
+        if self.digest(root, name) is None:
             return None
+        key = _key(root, name)
         try:
             with lock.hold(self.path.parent):
                 doc = self._read()
-                before = doc["roots"].pop(_key(root), None)
+                before = doc["roots"].pop(key, None)
                 if isinstance(before, str):
-                    doc["previous"][_key(root)] = before
+                    doc["previous"][key] = before
                 _prune(doc)
                 shared = sorted({*doc["shared"], *(str(d) for d in kept)}, key=_deepest_first)
                 doc["shared"] = [d for d in shared if not _gone(tx, Path(d))]
@@ -102,21 +109,29 @@ class Registry:
         except (OSError, MsdError):
             return
 
-    def confirm(self, root: Path) -> None:
+    def confirm(self, root: Path, name: str = MANIFEST_NAME) -> None:
         """The run on ``root`` is complete (its journal gone): the previous digest kept for a
         recovery is dropped, so install + uninstall leaves the record as it was. Best effort:
         a stale one only lets a later recovery vouch for a manifest this user's msd wrote."""
-        if not self.path.is_file() or _key(root) not in self._read()["previous"]:
+        key = _key(root, name)
+        if not self.path.is_file() or key not in self._read()["previous"]:
             return
         try:
             with lock.hold(self.path.parent):
                 doc = self._read()
-                if doc["previous"].pop(_key(root), None) is not None:
+                if doc["previous"].pop(key, None) is not None:
                     write_at(Spot(None, str(self.path), self.path), _dump(doc), 0o600)
         except (OSError, MsdError):
             return
 
-    def settle(self, root: Path, restored: str | None, *, drop_if_empty: bool) -> None:
+    def settle(
+        self,
+        root: Path,
+        restored: str | None,
+        *,
+        drop_if_empty: bool,
+        name: str = MANIFEST_NAME,
+    ) -> None:
         """After a recovery put ``root``'s manifest back (digest ``restored``, None: none):
         the record vouches for it only if it did before the interrupted run (its current or
         previous digest for the root), never on the journal's word. ``drop_if_empty``: the
@@ -125,7 +140,7 @@ class Registry:
             return  # the interrupted run had removed it: nothing vouches for the root now
         with lock.hold(self.path.parent):
             doc = self._read()
-            key = _key(root)
+            key = _key(root, name)
             if restored is not None and restored in (
                 doc["roots"].get(key),
                 doc["previous"].get(key),
@@ -216,7 +231,13 @@ class Registry:
 def _prune(doc: dict[str, Any]) -> None:
     """Forget roots whose manifest is gone (deleted or moved by hand): the record must not
     outlive every install it lists."""
-    doc["roots"] = {k: v for k, v in doc["roots"].items() if (Path(k) / MANIFEST_NAME).is_file()}
+    doc["roots"] = {k: v for k, v in doc["roots"].items() if _manifest_of(k).is_file()}
+
+
+def _manifest_of(key: str) -> Path:
+    """The manifest a key stands for: MSD Core's in a root, or a pack's (its own path)."""
+    path = Path(key)
+    return path if PACK_MANIFEST.fullmatch(path.name) else path / MANIFEST_NAME
 
 
 def _deepest_first(folder: str) -> int:
@@ -231,8 +252,9 @@ def _gone(tx: Transaction, folder: Path) -> bool:
     return tx.rmdir(folder)
 
 
-def _key(root: Path) -> str:
-    return os.path.realpath(root)
+def _key(root: Path, name: str = MANIFEST_NAME) -> str:
+    real = os.path.realpath(root)
+    return real if name == MANIFEST_NAME else str(Path(real) / name)
 
 
 def _dump(doc: dict[str, Any]) -> bytes:

@@ -22,7 +22,7 @@ from .confine import read_beneath, read_plain
 from .context import Context
 from .fs import sha256_bytes
 from .manifest import BackupRecord, Manifest, MigrationRecord
-from .manifestcheck import BACKUPS_DIR, PATCHES_DIR
+from .manifestcheck import BACKUPS_DIR, PATCHES_DIR, manifest_name
 from .patches import Saver
 from .plan import FileOp, Plan
 from .report import Result
@@ -48,7 +48,13 @@ def resolve_install(
     # a project's manifest is committed with it: its commands run `python3` from the PATH, so
     # it names no interpreter of this machine (doctor has none to check)
     python = "" if ctx.is_local else str(ctx.interpreter)
-    new = Manifest(root=plan.root, runtime=plan.runtime, scope=plan.scope, interpreter=python)
+    new = Manifest(
+        root=plan.root,
+        runtime=plan.runtime,
+        scope=plan.scope,
+        interpreter=python,
+        name=manifest_name(plan.namespace),
+    )
     if old is not None:
         new.dirs = list(old.dirs)
         new.backups = list(old.backups)

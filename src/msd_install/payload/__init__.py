@@ -61,6 +61,8 @@ class Skill:
     name: str
     description: str
     doc: Document
+    # a pack's skill may bring more files (scripts, references), installed beside SKILL.md
+    files: tuple[DataFile, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,9 @@ class HookSpec:
     timeout: int | None
     content: bytes
     requires: tuple[str, ...] = ()  # helper scripts it runs or imports (hooks.json "requires")
+    # the program that runs the script: "" for msd's Python (``-I -S``), else a pack hook's
+    # interpreter ("bash", "sh", "node"), found on the PATH (payload/packhooks.py)
+    runner: str = ""
 
     def scripts(self) -> tuple[str, ...]:
         """This hook's script and every helper it needs, all under ``<root>/hooks/``."""
@@ -97,6 +102,10 @@ class Payload:
     hooks: tuple[HookSpec, ...]
     core: tuple[DataFile, ...]
     lib: tuple[DataFile, ...]
+    # a pack (``--payload DIR``): its name, which prefixes everything it installs and names
+    # its manifest; empty for MSD Core
+    namespace: str = ""
+    engine_dir: str = "msd-core"  # where ``core`` goes under the root (a pack: ``<pack>``)
 
 
 def split_frontmatter(relpath: str, text: str) -> Document:

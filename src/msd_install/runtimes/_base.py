@@ -145,7 +145,9 @@ def core_files(
     ``text`` converts the Markdown/JSON engine files into the runtime's terms; the code
     (``bin/``, ``lib/``) is copied as it is.
     """
-    ops = data_files(root, payload.core, CORE_DIR, ref, text)
+    ops = data_files(root, payload.core, payload.engine_dir, ref, text)
+    if payload.namespace:  # a pack's engine files: no msd runtime code, no msd version
+        return ops
     ops += data_files(root, payload.lib, f"{CORE_DIR}/lib/msdcore", ref)
     ops.append(FileOp(root / CORE_DIR / "VERSION", f"{__version__}\n".encode()))
     return ops
@@ -203,6 +205,15 @@ WALK_UP = (
     "f=next((p for p in (os.path.abspath(os.path.join(c,*['..']*i,r)) for i in range(64))"
     " if os.path.isfile(p)),r);sys.argv=[f,*sys.argv[2:]];"
     "exec(compile(open(f,'rb').read(),f,'exec'),{'__name__':'__main__','__file__':f})"
+)
+
+
+# The same search for a pack hook in another language: ``sys.argv[1]`` is its runner
+# (``bash``, ``node``), which replaces this process once the script is found.
+WALK_UP_RUN = (
+    "import os,sys;x=sys.argv[1];r=sys.argv[2];c=os.getcwd();"
+    "f=next((p for p in (os.path.abspath(os.path.join(c,*['..']*i,r)) for i in range(64))"
+    " if os.path.isfile(p)),r);os.execvp(x,[x,f,*sys.argv[3:]])"
 )
 
 

@@ -209,7 +209,7 @@ def _hook_entries(
             notes.append(f"hooks: {LABEL} has no {hook.event} event: {hook.name} not used")
             continue
         script_ref = hook_script_ref(ctx, root, hook.script, "COPILOT_PROJECT_DIR")
-        command = hook_command(ctx, script_ref, HOOKS)
+        command = hook_command(ctx, script_ref, HOOKS, hook.runner)
         item: dict[str, Any] = {"type": "command", "bash": command}
         found, more = matcher(hook.matcher, HOOKS)
         notes += more

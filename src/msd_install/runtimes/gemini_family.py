@@ -153,15 +153,19 @@ def _mcp_entry(ctx: Context, family: Family, root: Path, settings: Path) -> Conf
     )  # fmt: skip
 
 
-def _read_dirs(family: Family, root: Path, settings: Path) -> list[ConfigEntry]:
-    """``context.includeDirectories`` items: a global install is outside every workspace."""
+def _read_dirs(family: Family, root: Path, settings: Path, payload: Payload) -> list[ConfigEntry]:
+    """``context.includeDirectories`` items: a global install is outside every workspace.
+    A pack's engine folder (``<root>/<pack>``) is one item, whatever its subfolders."""
+    names = [""] if payload.namespace else [f"/{name}" for name in READ_DIRS]
+    if payload.namespace and not payload.core:
+        return []
     entries = []
-    for name in READ_DIRS:
-        folder = str(root / CORE_DIR / name)
+    for name in names:
+        folder = str(root / f"{payload.engine_dir}{name}")
         entries.append(
             ConfigEntry(
                 settings, "json-comments", ITEM, ("context", "includeDirectories"), folder,
-                schema=family.schema, label=f"include {CORE_DIR}/{name}", marker=folder,
+                schema=family.schema, label=f"include {payload.engine_dir}{name}", marker=folder,
             )
         )  # fmt: skip
     return entries
@@ -208,7 +212,7 @@ def plan(ctx: Context, payload: Payload, family: Family, root: Path) -> Plan:
     if has_core_file(payload, MCP_LAUNCHER):
         entries.append(_mcp_entry(ctx, family, root, settings))
     if not ctx.is_local:
-        entries += _read_dirs(family, root, settings)
+        entries += _read_dirs(family, root, settings, payload)
     cache = root / CORE_DIR / "cache"
     user = family.local_notes if ctx.is_local else family.global_notes
     return Plan(

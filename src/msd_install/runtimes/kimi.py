@@ -209,7 +209,7 @@ def _hook_entries(
             why = SILENCED.get(hook.event, f"Kimi has no {hook.event} setting")
             notes.append(f"hooks: {hook.name} not registered: {why}")
             continue
-        command = hook_command(ctx, hook_script_ref(ctx, root, hook.script), HOOKS)
+        command = hook_command(ctx, hook_script_ref(ctx, root, hook.script), HOOKS, hook.runner)
         item: dict[str, Any] = {"event": HOOKS.events[hook.event]}
         found, more = matcher(hook.matcher, HOOKS)
         notes += more

@@ -17,6 +17,7 @@ from ..installer.plan import CONFLICT, IF_ABSENT, ITEM, MEMBER, ConfigEntry, Fil
 from ..payload import Agent, HookSpec
 from ._base import (
     WALK_UP,
+    WALK_UP_RUN,
     command_path,
     interpreter,
     launcher_args,
@@ -70,9 +71,24 @@ def hook_script_ref(
     return f'-c "{WALK_UP}" {quoted(rel)}'
 
 
-def hook_command(ctx: Context, script_ref: str, dialect: HookDialect) -> str:
-    command = python_command(ctx, script_ref)
+def hook_command(ctx: Context, script_ref: str, dialect: HookDialect, runner: str = "") -> str:
+    """The command that runs a hook script: msd's Python, or a pack hook's ``runner``."""
+    command = python_command(ctx, script_ref) if not runner else _run_with(ctx, runner, script_ref)
     return f"{command} --dialect {dialect.dialect}" if dialect.dialect else command
+
+
+def _run_with(ctx: Context, runner: str, script_ref: str) -> str:
+    """``<runner> <script>`` for a pack hook in another language (``bash``, ``node``).
+
+    Global: the runner resolved on this PATH (a runtime started from a GUI has a minimal
+    PATH), the bare name when it is not found. Local: the bare name (a committed project runs
+    elsewhere). A local script found by walking up (``WALK_UP``) is found by Python, which
+    then hands over to the runner."""
+    walk = f'-c "{WALK_UP}" '
+    if script_ref.startswith(walk):
+        return python_command(ctx, f'-c "{WALK_UP_RUN}" {runner} {script_ref.removeprefix(walk)}')
+    found = None if ctx.is_local else ctx.which(runner)
+    return f"{quoted(found) if found else runner} {script_ref}"
 
 
 def matcher(claude: str | None, dialect: HookDialect) -> tuple[str | None, list[str]]:
@@ -122,7 +138,7 @@ def settings_hooks(
         needs = tuple(root / "hooks" / name for name in hook.scripts())
         command: dict[str, Any] = {
             "type": "command",
-            "command": hook_command(ctx, script_ref(hook.script), dialect),
+            "command": hook_command(ctx, script_ref(hook.script), dialect, hook.runner),
         }
         if hook.event == "statusLine":
             if dialect.status_line:

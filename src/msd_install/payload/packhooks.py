@@ -1,0 +1,182 @@
+"""A pack's hooks: ``hooks/hooks.json`` in the Claude Code plugin format, as ``HookSpec``s.
+
+The format (code.claude.com/docs/en/plugins-reference, "Hooks")::
+
+    {"hooks": {"PreToolUse": [{"matcher": "Bash|Edit",
+                               "hooks": [{"type": "command", "timeout": 10,
+                                          "command": "${CLAUDE_PLUGIN_ROOT}/hooks/guard.py"}]}]}}
+
+A command is ``[interpreter] ${CLAUDE_PLUGIN_ROOT}/<file of the pack>``: the interpreter one
+of ``RUNNERS`` or, when absent, told by the file's extension (``.py``: msd's own Python,
+``-I -S``; ``.sh``: bash; ``.js``: node). Each script is installed once, as
+``hooks/<pack>-<name>``; the other files of ``hooks/`` are its helpers, installed beside it.
+Every registration becomes one ``HookSpec``, which the runtimes' existing hook machinery
+registers in their own dialect.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+import shlex
+from typing import Any
+
+from . import HookSpec
+from .packfiles import PackFiles
+
+REGISTRY = "hooks/hooks.json"
+EVENTS = (
+    "PreToolUse", "PostToolUse", "UserPromptSubmit", "Notification", "Stop", "SubagentStop",
+    "PreCompact", "SessionStart", "SessionEnd",
+)  # fmt: skip
+TOOL_EVENTS = ("PreToolUse", "PostToolUse")
+RUNNERS = {"python": "", "python3": "", "bash": "bash", "sh": "sh", "node": "node"}
+BY_EXTENSION = {".py": "", ".sh": "bash", ".bash": "bash", ".js": "node", ".mjs": "node",
+                ".cjs": "node"}  # fmt: skip
+PLUGIN_ROOT = re.compile(r"^\$(\{CLAUDE_PLUGIN_ROOT\}|CLAUDE_PLUGIN_ROOT)/")
+_TOOL = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_MCP = re.compile(r"mcp__[A-Za-z0-9_-]+(__[A-Za-z0-9_.*-]+)?")
+
+
+def pack_hooks(pack: str, found: PackFiles, tools: frozenset[str]) -> tuple[HookSpec, ...]:
+    """The pack's hook registrations (problems go to ``found.problems``)."""
+    if REGISTRY not in found.files:
+        return ()
+    text = found.text(REGISTRY)
+    if text is None:
+        return ()
+    try:
+        doc = json.loads(text)
+    except ValueError as exc:
+        found.problems.append(f"{REGISTRY}: is not valid JSON ({exc})")
+        return ()
+    events = doc.get("hooks") if isinstance(doc, dict) else None
+    if not isinstance(events, dict):
+        found.problems.append(f'{REGISTRY}: has no "hooks" object (Claude plugin hooks format)')
+        return ()
+    regs: list[tuple[str, str | None, int | None, str, str]] = []
+    for event, groups in events.items():
+        if event not in EVENTS:
+            found.problems.append(f"{REGISTRY}: unknown event {event!r}")
+            continue
+        if not isinstance(groups, list):
+            found.problems.append(f"{REGISTRY}: {event} is not a list of matcher groups")
+            continue
+        for n, group in enumerate(groups, 1):
+            regs += _group(found, event, f"{event}[{n}]", group, tools)
+    scripts = sorted({rel for *_, rel, _runner in regs})
+    installed = {rel: f"{pack}-{_flat(rel)}" for rel in scripts}
+    helper_rels = [r for r in found.under("hooks") if r != REGISTRY and r not in installed]
+    helpers = tuple(f"{pack}-{_flat(rel)}" for rel in helper_rels)
+    specs: list[HookSpec] = []
+    names: set[str] = set()
+    for event, match, timeout, rel, runner in regs:
+        name = f"{pack}-{posixpath.splitext(_flat(rel))[0]}"
+        if name in names:
+            name = f"{name}-{event.lower()}"
+        while name in names:
+            name += "-x"
+        names.add(name)
+        specs.append(
+            HookSpec(name, installed[rel], event, match, timeout, found.files[rel], helpers, runner)
+        )
+    for helper, rel in zip(helpers, helper_rels, strict=True):  # never registered, only needed
+        specs.append(HookSpec(helper, helper, None, None, None, found.files[rel]))
+    return tuple(specs)
+
+
+def _flat(rel: str) -> str:
+    """``hooks/lint/check.sh`` -> ``lint-check.sh`` (the installed name after ``<pack>-``)."""
+    return rel.removeprefix("hooks/").replace("/", "-")
+
+
+def _group(
+    found: PackFiles, event: str, where: str, group: Any, tools: frozenset[str]
+) -> list[tuple[str, str | None, int | None, str, str]]:
+    at = f"{REGISTRY}: {where}"
+    if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+        found.problems.append(f'{at}: is not {{"matcher": ..., "hooks": [...]}}')
+        return []
+    match = _matcher(found, at, group.get("matcher"), event, tools)
+    out = []
+    for n, hook in enumerate(group["hooks"], 1):
+        here = f"{at}.hooks[{n}]"
+        if not isinstance(hook, dict) or hook.get("type") != "command":
+            found.problems.append(f'{here}: only {{"type": "command", ...}} hooks are supported')
+            continue
+        timeout = hook.get("timeout")
+        if timeout is not None and (type(timeout) is not int or not 1 <= timeout <= 3600):
+            found.problems.append(f"{here}: timeout must be whole seconds from 1 to 3600")
+            continue
+        command = _command(found, here, hook.get("command"))
+        if command is not None:
+            out.append((event, match, timeout, *command))
+    return out
+
+
+def _matcher(
+    found: PackFiles, at: str, value: Any, event: str, tools: frozenset[str]
+) -> str | None:
+    if value is None or value in ("", "*"):
+        return None
+    if not isinstance(value, str):
+        found.problems.append(f"{at}: matcher is not a string")
+        return None
+    if event not in TOOL_EVENTS:
+        return None  # SessionStart's "startup|resume" and the like: not tool names
+    for name in value.split("|"):
+        if _MCP.fullmatch(name):
+            continue
+        if not _TOOL.fullmatch(name):
+            found.problems.append(
+                f"{at}: matcher {value!r} is not a list of tool names (Read|Bash|mcp__x__y)"
+            )
+            return None
+        if name not in tools:
+            found.problems.append(f"{at}: matcher names unknown tool {name!r}")
+    return value
+
+
+def _command(found: PackFiles, at: str, value: Any) -> tuple[str, str] | None:
+    """(the script's path in the pack, its runner), or None with a problem."""
+    if not isinstance(value, str) or not value.strip():
+        found.problems.append(f"{at}: has no command")
+        return None
+    try:
+        words = shlex.split(value)
+    except ValueError as exc:
+        found.problems.append(f"{at}: command cannot be split into words ({exc})")
+        return None
+    runner: str | None = None
+    if len(words) == 2 and words[0] in RUNNERS:
+        runner = RUNNERS[words[0]]
+        words = words[1:]
+    if len(words) != 1 or not PLUGIN_ROOT.match(words[0]):
+        found.problems.append(
+            f"{at}: command must be [{'|'.join(RUNNERS)}] ${{CLAUDE_PLUGIN_ROOT}}/<file>, "
+            f"got {value!r}"
+        )
+        return None
+    rel = posixpath.normpath(PLUGIN_ROOT.sub("", words[0]))
+    if rel.startswith("../") or rel in ("..", ".") or rel.startswith("/"):
+        found.problems.append(f"{at}: command leaves the pack: {value!r}")
+        return None
+    if rel not in found.files:
+        found.problems.append(f"{at}: runs {rel}, which is not a file of the pack")
+        return None
+    if rel == REGISTRY or rel.startswith(("commands/", "agents/", "skills/")):
+        found.problems.append(f"{at}: runs {rel}, which is not a script")
+        return None
+    if runner is None:
+        ext = posixpath.splitext(rel)[1]
+        if ext not in BY_EXTENSION:
+            found.problems.append(
+                f"{at}: cannot tell the language of {rel}: put the interpreter before it "
+                f"({', '.join(RUNNERS)})"
+            )
+            return None
+        runner = BY_EXTENSION[ext]
+    if found.text(rel) is None:
+        return None
+    return rel, runner

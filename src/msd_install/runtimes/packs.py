@@ -1,0 +1,117 @@
+"""A pack (``--payload DIR``) through the runtimes' own adapters, in its own namespace.
+
+No adapter knows about packs: each plans the pack's ``Payload`` as it plans MSD Core's. What
+comes back is narrowed here to what is the pack's own: the files whose path names the pack
+(``<pack>-x`` or the folder ``<pack>/``), the config entries that run one of those files (its
+hooks). What an adapter adds for *every* payload (MSD Core's shared files such as a hook
+dispatcher, the MCP server, caches) stays MSD Core's alone and is left out with a note, so
+that uninstalling either never takes the other's. The plan carries the pack's name as its
+namespace: the engine keeps its manifest as ``msd-file-manifest.<pack>.json``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+
+from ..installer.context import Context
+from ..installer.plan import MEMBER, Bounds, ConfigEntry, FileOp, Plan
+from ..payload import Payload, Skill
+from ..payload import load as load_core
+from ..payload.pack import load_pack
+from ._base import Adapter, rewrite, root_ref
+from .convert import CLAUDE_ONLY_TOOLS
+
+# the Claude Code tool names a pack may use in ``tools:``, ``allowed-tools:`` and hook matchers
+# (the tables of convert.py and the runtimes translate these)
+KNOWN_TOOLS = frozenset(
+    (
+        *CLAUDE_ONLY_TOOLS, "Agent", "LS", "NotebookRead", "BashOutput", "KillShell",
+        "KillBash", "ExitPlanMode", "SlashCommand",
+    )
+)  # fmt: skip
+
+
+def read_pack(directory: Path) -> Payload:
+    """The pack in ``directory``, validated (``PackError`` lists every problem)."""
+    return load_pack(directory, KNOWN_TOOLS)
+
+
+def pack_plan(adapter: Adapter, ctx: Context, pack: Payload) -> Plan:
+    """What ``adapter`` installs of ``pack``: its own files and hook entries only."""
+    plan = adapter.plan(ctx, pack)
+    root = plan.root
+    files: dict[Path, FileOp] = {}
+    # what an adapter says about MSD Core's own parts (its hooks, server, engine) is not news
+    notes = [f"pack {pack.namespace}: recorded in its own msd-file-manifest.{pack.namespace}.json"]
+    notes += [n for n in plan.notes if "msd" not in n]
+    for op in plan.files:
+        if _is_packs(op.path, root, pack.namespace):
+            files.setdefault(op.path, op)
+        else:
+            notes.append(f"{_rel(op.path, root)}: shared with MSD Core, not installed with a pack")
+    ref = root_ref(ctx, root)
+    for skill in pack.skills:
+        for op in _skill_files(skill, files, root, pack.namespace, ref):
+            files.setdefault(op.path, op)
+    entries = []
+    for entry in plan.entries:
+        if _entry_is_packs(entry, files, root, pack.namespace):
+            entries.append(entry)
+        else:
+            notes.append(f"{entry.label or entry.ident}: not the pack's own entry: left out")
+    return replace(
+        plan,
+        files=tuple(files.values()),
+        entries=tuple(entries),
+        dirs=(),
+        state_files=(),
+        notes=tuple(notes),
+        config_names=(*plan.config_names, *core_bounds(adapter, ctx).config_files),
+        namespace=pack.namespace,
+    )
+
+
+def core_bounds(adapter: Adapter, ctx: Context) -> Bounds:
+    """The config and state files the adapter names for MSD Core in this root: the bounds
+    of a pack's manifest too (a pack adds to the same config files, never to others)."""
+    return adapter.plan(ctx, load_core()).bounds()
+
+
+def _entry_is_packs(entry: ConfigEntry, files: dict[Path, FileOp], root: Path, pack: str) -> bool:
+    """An entry that runs the pack's files (a hook), names its folder (Gemini's
+    ``includeDirectories``), or is structure without a marker (the ``version`` of a hooks
+    file, shared with MSD Core: ``installer/handover.py``)."""
+    if entry.requires:
+        return all(p in files for p in entry.requires)
+    if entry.marker:
+        return Path(entry.marker).is_absolute() and _is_packs(Path(entry.marker), root, pack)
+    return entry.kind == MEMBER and entry.key != "msd"
+
+
+def _is_packs(path: Path, root: Path, pack: str) -> bool:
+    base = Path(os.path.commonpath([path, root]))
+    parts = path.parts[len(base.parts) :]
+    return any(p == pack or p.startswith(f"{pack}-") for p in parts)
+
+
+def _skill_files(
+    skill: Skill, files: dict[Path, FileOp], root: Path, pack: str, ref: str
+) -> list[FileOp]:
+    """A skill's further files, beside its SKILL.md wherever the adapter put it; under
+    ``<root>/<pack>/skills/<name>/`` where the runtime has no skill folders."""
+    homes = [p.parent for p in files if p.name == "SKILL.md" and p.parent.name == skill.name]
+    homes = homes or [root / pack / "skills" / skill.name]
+    out = []
+    for home in homes:
+        for item in skill.files:
+            content = item.content
+            if item.is_text:
+                content = rewrite(content.decode("utf-8", "replace"), ref).encode("utf-8")
+            out.append(FileOp(home / item.relpath, content, 0o755 if item.executable else 0o644))
+    return out
+
+
+def _rel(path: Path, root: Path) -> str:
+    return os.path.relpath(path, root)

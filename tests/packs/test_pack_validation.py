@@ -1,0 +1,205 @@
+"""A malformed pack is refused up front: every problem on its own line (the file and what is
+wrong), exit 2, and nothing written anywhere, whatever runtimes were named."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import jsonschema
+import pytest
+from packkit import make_pack
+
+from helpers import REPO, run_cli, snapshot
+
+BROKEN: dict[str, str | bytes] = {
+    "commands/nofm.md": "Just text, no frontmatter\n",
+    "commands/Bad_Name.md": "---\ndescription: x\n---\nbody\n",
+    "commands/open.md": "---\ndescription: [unclosed\n---\nbody\n",
+    "commands/git/ref.md": (
+        "---\ndescription: refs\nallowed-tools: Read, Teleport\n---\n"
+        "See @${CLAUDE_PLUGIN_ROOT}/references/missing.md and "
+        "@${CLAUDE_PLUGIN_ROOT}/../secret.md\n"
+    ),
+    "agents/helper.md": "---\nname: helper\ntools: Read, FlyTo\n---\nbody\n",
+    "agents/other.md": "---\nname: not-other\ndescription: d\n---\nbody\n",
+    "skills/empty/notes.md": "x\n",
+    "references/latin1.md": b"caf\xe9\n",
+    "references/big.md": "x" * ((1 << 20) + 1),
+    "hooks/hooks.json": json.dumps(
+        {
+            "hooks": {
+                "PreToolUse": [
+                    {
+                        "matcher": "Bash|Shoot",
+                        "hooks": [
+                            {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/gone.py"},
+                            {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/run.rb"},
+                            {"type": "command", "command": "/usr/bin/curl evil.example"},
+                        ],
+                    }
+                ],
+                "OnMoon": [],
+            }
+        }
+    ),
+    "hooks/run.rb": "puts 1\n",
+}
+
+EXPECTED = [
+    "references/big.md: is larger than 1024 KiB",
+    "references/link.md: is a symlink (a pack holds plain files only)",
+    "references/latin1.md: is not UTF-8 text (byte 3)",
+    "commands/Bad_Name.md: invalid name 'Bad_Name': lowercase letters, digits and single "
+    "hyphens only",
+    "commands/nofm.md: has no frontmatter",
+    "commands/open.md: bad frontmatter: while parsing a flow sequence",
+    "commands/git/ref.md: @-reference @${CLAUDE_PLUGIN_ROOT}/references/missing.md: no such "
+    "file in the pack",
+    "commands/git/ref.md: @-reference @${CLAUDE_PLUGIN_ROOT}/../secret.md leaves the pack",
+    "commands/git/ref.md: 'allowed-tools' names unknown tool 'Teleport'",
+    "agents/helper.md: frontmatter has no 'description'",
+    "agents/helper.md: 'tools' names unknown tool 'FlyTo'",
+    "agents/other.md: name 'not-other' differs from the file name 'other'",
+    "skills/empty: has no SKILL.md",
+    "hooks/hooks.json: PreToolUse[1]: matcher names unknown tool 'Shoot'",
+    "hooks/hooks.json: PreToolUse[1].hooks[1]: runs hooks/gone.py, which is not a file of the pack",
+    "hooks/hooks.json: PreToolUse[1].hooks[2]: cannot tell the language of hooks/run.rb",
+    "hooks/hooks.json: PreToolUse[1].hooks[3]: command must be",
+    "hooks/hooks.json: unknown event 'OnMoon'",
+]
+
+
+def _broken(tmp_path: Path) -> Path:
+    pack = make_pack(tmp_path / "broken", extra=BROKEN)
+    os.symlink("/etc/passwd", pack / "references/link.md")
+    return pack
+
+
+def test_every_problem_listed_nothing_written(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / "proj").mkdir(parents=True)
+    pack = _broken(tmp_path)
+    before = snapshot(home)
+    proc = run_cli(
+        ["--claude", "--codex", "--gemini", "--global", "--yes", "--payload", str(pack)], home
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert lines[0] == (
+        f"msd-install: error: {pack}: not a valid pack ({len(EXPECTED)} problems); "
+        "nothing was written"
+    )
+    assert len(lines) == len(EXPECTED) + 1, proc.stderr
+    for expected in EXPECTED:
+        rel, _, what = expected.partition(": ")
+        assert any(line.startswith(f"msd-install: {pack / rel}: {what}") for line in lines), (
+            expected
+        )
+    assert snapshot(home) == before
+
+
+def test_problems_in_json(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    proc = run_cli(["--claude", "--global", "--json", "--payload", str(_broken(tmp_path))], home)
+    assert proc.returncode == 2
+    doc = json.loads(proc.stdout)
+    assert doc["error"]["kind"] == "PackError"
+    assert len(doc["error"]["problems"]) == len(EXPECTED)
+    assert all("\n" not in p for p in doc["error"]["problems"])
+    schema = json.loads((REPO / "docs/reference/json-output.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(doc)  # the published shape
+    assert doc["results"] == []
+    assert sorted(p.name for p in home.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ("msd", "pack name 'msd' (\"name\" in .claude-plugin/plugin.json) is reserved"),
+        ("msd-extras", "is reserved"),
+        ("skills", "is reserved"),
+        ("Acme Kit", "must be lowercase letters, digits and single hyphens"),
+        ("a--b", "must be lowercase letters, digits and single hyphens"),
+    ],
+)
+def test_pack_name_is_validated(tmp_path: Path, name: str, problem: str) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    pack = make_pack(
+        tmp_path / "p", extra={".claude-plugin/plugin.json": json.dumps({"name": name})}
+    )
+    proc = run_cli(["--claude", "--global", "--yes", "--payload", str(pack)], home)
+    assert proc.returncode == 2
+    assert f"msd-install: {pack / '.claude-plugin/plugin.json'}: " in proc.stderr
+    assert problem in proc.stderr
+    assert list(home.iterdir()) == []
+
+
+def test_name_from_the_folder_without_plugin_json(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    pack = make_pack(tmp_path / "tidy", drop=(".claude-plugin/plugin.json",))
+    proc = run_cli(["--claude", "--global", "--yes", "--payload", str(pack)], home)
+    assert proc.returncode == 0, proc.stderr
+    assert (home / ".claude/skills/tidy-review/SKILL.md").is_file()
+    assert (home / ".claude/msd-file-manifest.tidy.json").is_file()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--pack", "acme"], "--pack names a pack to remove: use it with --uninstall"),
+        (["--uninstall", "--pack", "../x"], "--pack '../x' is not a pack name"),
+        (["--payload", "nowhere"], "--payload names no directory"),
+    ],
+)
+def test_usage_errors(tmp_path: Path, args: list[str], message: str) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    proc = run_cli(["--claude", "--global", "--yes", *args], home)
+    assert proc.returncode == 2
+    assert message in proc.stderr
+    assert list(home.iterdir()) == []
+
+
+def test_not_a_pack(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    empty = tmp_path / "plain"
+    (empty / "docs").mkdir(parents=True)
+    (empty / "docs/a.md").write_text("x\n")
+    proc = run_cli(["--claude", "--global", "--yes", "--payload", str(empty)], home)
+    assert proc.returncode == 2
+    assert f"msd-install: {empty}: has no commands/, agents/, skills/ or hooks/" in proc.stderr
+
+
+def test_fifo_is_a_problem_never_read(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    pack = make_pack(tmp_path / "acme")
+    os.mkfifo(pack / "references/pipe.md")
+    proc = run_cli(["--claude", "--global", "--yes", "--payload", str(pack)], home)
+    assert proc.returncode == 2
+    assert "references/pipe.md: is not a plain file (a FIFO, socket or device)" in proc.stderr
+
+
+def test_file_names_the_manifest_could_not_hold(tmp_path: Path) -> None:
+    """A name with a control character, a backslash or bytes that are not UTF-8 would be
+    written into the pack's manifest, which every later run would refuse: refused up front."""
+    home = tmp_path / "home"
+    home.mkdir()
+    pack = make_pack(tmp_path / "acme")
+    (pack / "references/new\nline.md").write_text("x\n")
+    (pack / "references/back\\slash.md").write_text("x\n")
+    (pack / "references").joinpath(os.fsdecode(b"caf\xe9.md")).write_text("x\n")
+    proc = run_cli(["--claude", "--global", "--yes", "--payload", str(pack)], home)
+    assert proc.returncode == 2
+    assert "(3 problems)" in proc.stderr
+    assert "references/new\\nline.md: its name holds a control character" in proc.stderr
+    assert "references/back\\\\slash.md: its name holds a backslash" in proc.stderr
+    assert "references/caf\\udce9.md: its name is not valid UTF-8" in proc.stderr
+    assert list(home.iterdir()) == []
