@@ -1,0 +1,109 @@
+"""Adversarial review (review2) of ``--reapply`` / ``--reapply --done``: each test is a bug
+found, marked strict xfail until it is fixed."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helpers import run_cli
+from msd_install.installer import engine
+from msd_install.installer.context import Context
+from msd_install.installer.plan import FileOp, Plan
+
+CLAUDE = ["--claude", "--global", "--yes"]
+V1 = b"# Plan a phase\n\n1. Read the roadmap.\n2. Write the plan.\n3. Check it.\n"
+MINE = V1.replace(b"plan.\n", b"plan.\n   Always cite ADR-7.\n")
+V2 = V1.replace(b"# Plan a phase", b"# Plan a phase carefully")
+MERGED = MINE.replace(b"# Plan a phase", b"# Plan a phase carefully")
+OTHER = b"unchanged by anyone\n"
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def install(home: Path, files: dict[str, bytes]) -> Any:
+    root = home / ".claude"
+    plan = Plan("claude", "global", root, tuple(FileOp(root / k, v) for k, v in files.items()))
+    ctx = Context(home=home, cwd=home, interpreter=Path(sys.executable))
+    return engine.install(plan, ctx, dry_run=False)
+
+
+def upgraded(home: Path) -> Path:
+    install(home, {"msd-core/plan.md": V1, "other.md": OTHER})
+    (home / ".claude/msd-core/plan.md").write_bytes(MINE)
+    install(home, {"msd-core/plan.md": V2, "other.md": OTHER})
+    (patch_set,) = (home / ".claude/msd-local-patches").iterdir()
+    return patch_set
+
+
+def reapply(home: Path, *extra: str) -> Any:
+    return run_cli([*CLAUDE, "--reapply", *extra], home)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="--done removes the saved copy without checking it still hashes as user_sha256: "
+    "edits made to the saved copy after the merge are deleted",
+)
+def test_done_never_deletes_a_saved_copy_you_edited_after_the_merge(tmp_path: Path) -> None:
+    patch_set = upgraded(tmp_path)
+    assert reapply(tmp_path).returncode == 0
+    assert (tmp_path / ".claude/msd-core/plan.md").read_bytes() == MERGED
+    # the user keeps working in the saved copy (the messages point them at it)
+    copy = patch_set / "user/msd-core/plan.md"
+    more = MINE + b"4. A note of mine that exists only here.\n"
+    copy.write_bytes(more)
+    proc = reapply(tmp_path, "--done")
+    # expected: the copy whose bytes are not the ones saved (user_sha256) is kept, or refused
+    assert copy.exists() and copy.read_bytes() == more, proc.stdout
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a patch set whose user/ folder is a symlink inside the root: --done removes the "
+    "file it reaches (msd's merged file, holding your edits)",
+)
+def test_done_never_removes_a_file_reached_through_a_symlinked_user_folder(
+    tmp_path: Path,
+) -> None:
+    patch_set = upgraded(tmp_path)
+    root = tmp_path / ".claude"
+    assert reapply(tmp_path, "--done").returncode == 0
+    assert (root / "msd-core/plan.md").read_bytes() == MERGED
+    # a patch set committed by someone else: user/ leads back to the root itself
+    hostile = root / "msd-local-patches" / "20990101T000000Z"
+    (hostile / "base/msd-core").mkdir(parents=True)
+    (hostile / "base/msd-core/plan.md").write_bytes(V2)
+    os.symlink("../..", hostile / "user")
+    doc = {
+        "format": 1,
+        "from_version": "0.0.1",
+        "to_version": "0.0.1",
+        "time": "2099-01-01T00:00:00Z",
+        "runtime": "claude",
+        "scope": "global",
+        "files": [
+            {
+                "path": "msd-core/plan.md",
+                "user": "user/msd-core/plan.md",
+                "base": "base/msd-core/plan.md",
+                "user_sha256": sha(MERGED),
+                "base_sha256": sha(V2),
+                "new_sha256": sha(V2),
+            }
+        ],
+    }
+    (hostile / "patch.json").write_text(json.dumps(doc))
+    del patch_set
+    proc = reapply(tmp_path, "--done")
+    # expected: refused (a saved copy reached through a symlink), the merged file untouched
+    merged = root / "msd-core/plan.md"
+    assert merged.exists() and merged.read_bytes() == MERGED, proc.stdout + proc.stderr
