@@ -1,0 +1,32 @@
+"""Adversarial review (review2) of ``--adopt``: each test is a bug found, marked strict xfail
+until it is fixed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from helpers import build, run_cli
+
+CLAUDE = ["--claude", "--global", "--yes"]
+MINE = b"my own planner, written before msd was installed\n"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="--adopt drops the damaged manifest's backup records: a file of yours msd replaced "
+    "(--force, kept in msd-backups/) is not put back by the uninstall after adopt, nor named",
+)
+def test_uninstall_after_adopt_gives_back_a_file_msd_had_backed_up(tmp_path: Path) -> None:
+    build(tmp_path, {".claude/agents/msd-planner.md": MINE})
+    assert run_cli([*CLAUDE, "--force"], tmp_path).returncode == 0  # yours to msd-backups/
+    manifest = tmp_path / ".claude/msd-file-manifest.json"
+    manifest.write_bytes(manifest.read_bytes()[:-20])  # damaged (a crash, a bad edit)
+    assert run_cli([*CLAUDE, "--adopt"], tmp_path).returncode == 0
+    proc = run_cli(["--uninstall", *CLAUDE], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    mine = tmp_path / ".claude/agents/msd-planner.md"
+    # expected: your file back where it was (as the uninstall without adopt does); today it
+    # is gone from there, its bytes left unnamed in msd-backups/
+    assert mine.exists() and mine.read_bytes() == MINE, proc.stdout
