@@ -73,3 +73,23 @@ def test_a_migration_newer_than_a_pre_release_install_runs(
     probe = Probe("x-move", ships_in, [Move("old.md", "new.md")])
     result = engine.install(plan(root, {"new.md": b"o\n"}), ctx(tmp_path), migrations=[probe])
     assert ("migrate", root / "new.md") in [(a.verb, a.path) for a in result.actions]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="an edit to a file a migration moves (msd/ -> msd-core/) is left behind at the old "
+    "path, not saved as a patch set: --reapply never merges it, and the new version runs "
+    "without it (ownership.md: a file you changed is saved so that --reapply can merge it)",
+)
+def test_an_edit_in_the_old_engine_directory_can_be_reapplied(tmp_path: Path) -> None:
+    from helpers import run_cli
+    from lifecycle.fixtures import install_version
+
+    claude = ["--claude", "--global", "--yes"]
+    root = install_version(tmp_path, "0.0.2")
+    old = root / "msd/workflows/help.md"
+    old.write_bytes(old.read_bytes() + b"\nmy note: always answer in French\n")
+    assert run_cli(claude, tmp_path).returncode in (0, 1)
+    proc = run_cli([*claude, "--reapply"], tmp_path)
+    moved = root / "msd-core/workflows/help.md"
+    assert b"my note: always answer in French" in moved.read_bytes(), proc.stdout
