@@ -93,3 +93,23 @@ def test_an_edit_in_the_old_engine_directory_can_be_reapplied(tmp_path: Path) ->
     proc = run_cli([*claude, "--reapply"], tmp_path)
     moved = root / "msd-core/workflows/help.md"
     assert b"my note: always answer in French" in moved.read_bytes(), proc.stdout
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="0001-secret-guard-renamed: a hook script you edited is not moved, yet the hook "
+    "entry is rewritten to msd's new script: your edit stops applying (exit 0, 'kept') and "
+    "--reapply has nothing to merge",
+)
+def test_an_edited_secret_guard_hook_is_offered_to_reapply(tmp_path: Path) -> None:
+    from helpers import run_cli
+    from lifecycle.fixtures import install_version
+
+    claude = ["--claude", "--global", "--yes"]
+    root = install_version(tmp_path, "0.0.1")
+    old = root / "hooks/msd-secret-guard.py"
+    old.write_bytes(old.read_bytes() + b"\n# my tweak: also guard ~/.aws/config\n")
+    assert run_cli(claude, tmp_path).returncode in (0, 1)
+    proc = run_cli([*claude, "--reapply"], tmp_path)
+    new = root / "hooks/msd-secret-read-guard.py"
+    assert b"my tweak: also guard ~/.aws/config" in new.read_bytes(), proc.stdout
