@@ -53,3 +53,25 @@ def test_uninstall_after_adopt_gives_back_the_status_line_msd_replaced(tmp_path:
     after = (tmp_path / ".claude/settings.json").read_bytes()
     # expected: your statusLine back (the uninstall without adopt does it); today: gone
     assert b"my-status.sh" in after, after.decode()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a file you had before install with msd's exact bytes is recorded 'adopted' (never "
+    "removed); --adopt after a damaged manifest takes it as msd's and uninstall deletes it",
+)
+def test_a_file_you_had_before_install_survives_adopt_and_uninstall(tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    assert run_cli(CLAUDE, other).returncode == 0
+    msd_bytes = (other / ".claude/agents/msd-planner.md").read_bytes()
+    home = tmp_path / "home"
+    home.mkdir()
+    build(home, {".claude/agents/msd-planner.md": msd_bytes})  # copied by hand, long ago
+    assert run_cli(CLAUDE, home).returncode == 0
+    manifest = home / ".claude/msd-file-manifest.json"
+    assert '"adopted": true' in manifest.read_text()  # msd knows it was yours
+    manifest.write_bytes(manifest.read_bytes()[:-20])  # damaged
+    assert run_cli([*CLAUDE, "--adopt"], home).returncode == 0
+    proc = run_cli(["--uninstall", *CLAUDE], home)
+    assert (home / ".claude/agents/msd-planner.md").exists(), proc.stdout
