@@ -176,3 +176,22 @@ def test_edits_saved_through_a_linked_patches_folder_are_reapplied(tmp_path: Pat
     # expected: either nothing saved out of the root (refused as backups are), or the saved
     # edit merged back by --reapply; today it is saved there and reapply ignores it
     assert not saved or (root / "msd-core/plan.md").read_bytes() == MERGED, proc.stdout
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a conflict in a hook script is written into the live script with <<<<<<< markers: "
+    "the hook no longer parses, so a guard hook stops guarding until you settle it",
+)
+def test_a_conflicted_merge_never_leaves_a_live_hook_script_unparsable(tmp_path: Path) -> None:
+    hook = "hooks/msd-secret-read-guard.py"
+    v1 = b"import sys\n\nBLOCKED = ['.env']\n\nsys.exit(0)\n"
+    mine = v1.replace(b"['.env']", b"['.env', '.npmrc']")
+    v2 = v1.replace(b"['.env']", b"['.env', '.netrc']")
+    install(tmp_path, {hook: v1})
+    (tmp_path / ".claude" / hook).write_bytes(mine)
+    install(tmp_path, {hook: v2})
+    proc = reapply(tmp_path)
+    assert proc.returncode == 1 and "1 conflict(s)" in proc.stdout
+    script = (tmp_path / ".claude" / hook).read_bytes()
+    compile(script, hook, "exec")  # SyntaxError today: the markers are in the script
