@@ -195,3 +195,24 @@ def test_a_conflicted_merge_never_leaves_a_live_hook_script_unparsable(tmp_path:
     assert proc.returncode == 1 and "1 conflict(s)" in proc.stdout
     script = (tmp_path / ".claude" / hook).read_bytes()
     compile(script, hook, "exec")  # SyntaxError today: the markers are in the script
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a teammate's reinstall of the same version under a foreign (committed) manifest "
+    "replaces a project file the team customised (it no longer hashes as msd's) and moves "
+    "the customisation to msd-local-patches/, while the note says the manifest is 'kept as "
+    "it is'",
+)
+def test_a_teammates_reinstall_keeps_a_customised_committed_file(tmp_path: Path) -> None:
+    alice, bob, project = tmp_path / "alice", tmp_path / "bob", tmp_path / "proj"
+    for folder in (alice, bob, project):
+        folder.mkdir()
+    local = ["--claude", "--local", "--yes"]
+    assert run_cli(local, alice, cwd=project).returncode == 0
+    skill = project / ".claude/skills/msd-quick/SKILL.md"
+    custom = skill.read_bytes() + b"\nTeam rule: our ADRs live in docs/adr.\n"
+    skill.write_bytes(custom)  # committed by the team
+    proc = run_cli(local, bob, cwd=project)  # a teammate, after cloning
+    assert proc.returncode == 0, proc.stderr
+    assert skill.read_bytes() == custom, proc.stdout
