@@ -216,3 +216,20 @@ def test_a_teammates_reinstall_keeps_a_customised_committed_file(tmp_path: Path)
     proc = run_cli(local, bob, cwd=project)  # a teammate, after cloning
     assert proc.returncode == 0, proc.stderr
     assert skill.read_bytes() == custom, proc.stdout
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the saved copy of your edited file is written 0644 whatever your file's mode: "
+    "a file you made private (0600) becomes readable by every user (msd-backups/ uses 0600)",
+)
+def test_the_saved_copy_of_a_private_file_is_not_world_readable(tmp_path: Path) -> None:
+    root = tmp_path / ".claude"
+    install(tmp_path, {"msd-core/plan.md": V1, "other.md": OTHER})
+    mine = root / "msd-core/plan.md"
+    mine.write_bytes(MINE + b"token: s3cr3t\n")
+    os.chmod(mine, 0o600)
+    install(tmp_path, {"msd-core/plan.md": V2, "other.md": OTHER})
+    (patch_set,) = (root / "msd-local-patches").iterdir()
+    copy = patch_set / "user/msd-core/plan.md"
+    assert os.stat(copy).st_mode & 0o077 == 0, oct(os.stat(copy).st_mode)
