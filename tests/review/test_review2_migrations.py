@@ -137,25 +137,3 @@ def test_a_migration_never_moves_a_file_through_a_link_out_of_the_root(tmp_path:
     os.symlink(elsewhere, root / "msd/cache")  # a link out of the root (a cache on tmpfs)
     proc = run_cli(["--claude", "--global", "--yes"], tmp_path)
     assert outside.exists(), proc.stdout + proc.stderr
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="0002-engine-dir-moved follows a symlinked msd/workflows out of the root (a "
-    "dotfiles repository) and removes every file there that hashes as msd's",
-)
-def test_a_migration_never_empties_a_linked_folder_out_of_the_root(tmp_path: Path) -> None:
-    import os
-    import shutil
-
-    from helpers import run_cli
-    from lifecycle.fixtures import install_version
-
-    root = install_version(tmp_path, "0.0.2")
-    dotfiles = tmp_path / "dotfiles/workflows"
-    shutil.copytree(root / "msd/workflows", dotfiles)
-    shutil.rmtree(root / "msd/workflows")
-    os.symlink(dotfiles, root / "msd/workflows")
-    before = sorted(os.listdir(dotfiles))
-    proc = run_cli(["--claude", "--global", "--yes"], tmp_path)
-    assert sorted(os.listdir(dotfiles)) == before, proc.stdout + proc.stderr
