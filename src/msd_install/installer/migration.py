@@ -18,6 +18,7 @@ exactly equal to ``old`` becomes ``new``, in the file and in what the manifest r
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,15 +113,21 @@ class Migration(Protocol):
     def plan(self, view: View) -> list[Op]: ...
 
 
-def version_key(text: str) -> tuple[int, ...]:
-    """``0.1.0`` -> (0, 1, 0); anything unreadable sorts first (the oldest)."""
-    parts = []
-    for part in text.split("."):
-        digits = "".join(c for c in part if c.isdigit()) if part else ""
-        if not digits:
-            return (-1,)
-        parts.append(int(digits))
-    return tuple(parts)
+_VERSION = re.compile(r"(\d+(?:\.\d+)*)(?:[-_.]?(a|b|rc|alpha|beta|c|pre|preview|dev)\.?(\d*))?")
+
+
+def version_key(text: str) -> tuple[tuple[int, ...], int, int]:
+    """``0.1.0`` -> ((0, 1), 1, 0): the release (trailing zeros dropped), then a pre-release
+    (``1.0.0rc12``: 0, 12) before the final release (1); anything unreadable sorts first
+    (the oldest), so every migration runs for it."""
+    match = _VERSION.fullmatch(text.strip().lower().lstrip("v"))
+    if not match:
+        return ((-1,), 0, 0)
+    release = [int(p) for p in match.group(1).split(".")]
+    while len(release) > 1 and release[-1] == 0:
+        release.pop()
+    pre = match.group(2)
+    return (tuple(release), 0 if pre else 1, int(match.group(3) or 0))
 
 
 def records(migrations: Sequence[Migration]) -> list[Applied]:

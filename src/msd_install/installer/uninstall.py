@@ -33,7 +33,7 @@ def resolve_uninstall(manifest: Manifest, result: Result, fence: Path | None = N
         if not manifest.trusted and path.is_symlink():
             result.add("skip", path, f"a symlink, not written through: {FOREIGN_CONFIG}")
             continue
-        if fence is not None and not inside(path, fence):
+        if fence is not None and path.is_relative_to(fence) and not inside(path, fence):
             result.add("skip", path, "leads out of the project (a symlink): not written through")
             continue
         raw = read_file(path)
