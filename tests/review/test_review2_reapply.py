@@ -66,11 +66,6 @@ def test_done_never_deletes_a_saved_copy_you_edited_after_the_merge(tmp_path: Pa
     assert copy.exists() and copy.read_bytes() == more, proc.stdout
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a patch set whose user/ folder is a symlink inside the root: --done removes the "
-    "file it reaches (msd's merged file, holding your edits)",
-)
 def test_done_never_removes_a_file_reached_through_a_symlinked_user_folder(
     tmp_path: Path,
 ) -> None:
@@ -137,11 +132,6 @@ def hostile_set(root: Path, rel: str, base: bytes, yours: bytes, scope: str) -> 
     return folder
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="--reapply merges a patch set committed to a cloned project (not saved by any "
-    "upgrade of this user's) into msd's hook scripts, reported as 'your edits'",
-)
 def test_a_patch_set_committed_to_a_project_is_not_merged_into_a_hook(tmp_path: Path) -> None:
     project = tmp_path / "proj"
     project.mkdir()

@@ -24,7 +24,16 @@ from .fs import sha256_bytes
 from .manifest import Manifest
 from .manifestcheck import PATCHES_DIR
 from .merge import merge
-from .patches import MAX_COPY, PATCH_FILE, PatchEntry, PatchSet, listing, load, read_bounded
+from .patches import (
+    MAX_COPY,
+    PATCH_FILE,
+    PatchEntry,
+    PatchSet,
+    listing,
+    load,
+    read_bounded,
+    vouched,
+)
 from .pristine import STORE_NAME, blobs, unpack
 from .report import Result
 from .steps import Remove, RemoveDirIfEmpty, Step, Write
@@ -51,9 +60,9 @@ def resolve_reapply(manifest: Manifest, result: Result, *, done: bool) -> list[S
             hint="nothing was changed; run msd-install for this root first",
         )
     directories, other = listing(root)
-    sets = [load(root, d, manifest.runtime) for d in directories]  # all checked up front
     for path in other:
         result.add("skip", path, "not a patch set msd-install saved: merge it by hand")
+    sets = _vouched(manifest, result, directories)
     if not sets:
         result.notes.append(f"no local patches to reapply in {root / PATCHES_DIR}")
         return []
@@ -65,12 +74,12 @@ def resolve_reapply(manifest: Manifest, result: Result, *, done: bool) -> list[S
         manifest.files[rel] = {**manifest.files[rel], "patched": sha256_bytes(content)}
     for rel, digest in run.settled.items():
         manifest.files[rel] = {**manifest.files[rel], "patched": digest}
-    if run.merged or run.settled:
-        run.steps.append(Write(manifest.path, manifest.to_bytes(), 0o644, barrier=True))
+    removals: list[Step] = []
     for patch_set in sets:
         shown = f"{PATCHES_DIR}/{patch_set.name}"
         if done and complete[patch_set.name]:
-            run.steps.extend(_removal(patch_set))
+            removals.extend(_removal(patch_set))
+            manifest.patches = [p for p in manifest.patches if p["set"] != patch_set.name]
             result.add("remove", patch_set.directory, "merged; removed as you confirmed (--done)")
         elif done:
             result.add("skip", patch_set.directory, "kept: not every file of it is merged")
@@ -79,9 +88,39 @@ def resolve_reapply(manifest: Manifest, result: Result, *, done: bool) -> list[S
                 f"your saved copies stay in {shown}; once the merge is right, remove them "
                 "with msd-install --reapply --done"
             )
-    if done and any(complete.values()):
+    if run.merged or run.settled or removals:
+        run.steps.append(Write(manifest.path, manifest.to_bytes(), 0o644, barrier=True))
+    if removals:
+        run.steps.extend(removals)
         run.steps.append(RemoveDirIfEmpty(root / PATCHES_DIR))
     return run.steps
+
+
+def _vouched(manifest: Manifest, result: Result, directories: list[Path]) -> list[PatchSet]:
+    """The patch sets the trusted manifest records, each validated up front (``PatchError``
+    on the first problem); any other set is named and left alone, never read or merged: one
+    that came with a cloned project must not put its bytes into msd's files (a hook)."""
+    sets: list[PatchSet] = []
+    for directory in directories:
+        if not any(r["set"] == directory.name for r in manifest.patches):
+            result.add(
+                "skip",
+                directory,
+                "not saved by an upgrade of yours (your manifest does not record it): "
+                "not merged; merge it by hand if it is yours",
+            )
+            continue
+        patch_set = load(manifest.root, directory, manifest.runtime)
+        if not vouched(patch_set, manifest.patches):
+            result.add(
+                "skip",
+                directory,
+                "its patch.json changed since the upgrade saved it (it no longer hashes as "
+                "your manifest records): not merged",
+            )
+            continue
+        sets.append(patch_set)
+    return sets
 
 
 def _file(run: Reapply, patch_set: PatchSet, entry: PatchEntry) -> bool:

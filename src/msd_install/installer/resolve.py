@@ -68,9 +68,14 @@ def resolve_install(
     bases = pristine.blobs(store)
     for op in plan.files:
         _resolve_file(op, ctx, old, new, res, result, (saver, bases))
+    if old is not None and old.trusted:  # the sets still there stay vouched for
+        new.patches = [
+            p for p in old.patches if os.path.lexists(plan.root / PATCHES_DIR / p["set"])
+        ]
     if saver.entries:
         res.ensure_parent(saver.directory / "_")
         res.steps.append(Write(saver.directory / "patch.json", saver.metadata(), None))
+        new.patches.append(saver.record())
     _keep_pristine(plan, new, res, store)
     config_steps = resolve_config(plan, old, new, res, result)
     _remove_stale(plan, old, new, res, result)
