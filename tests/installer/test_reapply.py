@@ -509,3 +509,23 @@ def test_a_set_no_upgrade_saved_is_named_and_left_alone(tmp_path: Path) -> None:
     ) in proc.stdout
     assert not patch_set.exists() and copied.is_dir()  # yours merged and removed; it stays
     assert (tmp_path / ".claude/msd-core/plan.md").read_bytes() == MERGED
+
+
+def test_done_never_reads_or_removes_through_a_symlinked_folder_of_a_set(tmp_path: Path) -> None:
+    patch_set = upgraded(tmp_path)
+    merged = tmp_path / ".claude/msd-core/plan.md"
+    assert reapply(tmp_path).returncode == 0 and merged.read_bytes() == MERGED
+    # user/ swapped for a link back to the root: user/msd-core/plan.md is the merged file
+    shutil.rmtree(patch_set / "user")
+    os.symlink("../..", patch_set / "user")
+    proc = reapply(tmp_path, "--done")
+    assert proc.returncode == 1, proc.stdout
+    name = f"msd-local-patches/{patch_set.name}"
+    assert (
+        f"(not read: {name}/user is a symlink on the way to your saved copy "
+        f"{name}/user/msd-core/plan.md)"
+    ) in proc.stdout
+    assert f"  skip      ~/.claude/{name}  (kept: {name}/user is a symlink, not followed)" in (
+        proc.stdout
+    )
+    assert merged.read_bytes() == MERGED and (patch_set / "base/msd-core/plan.md").exists()

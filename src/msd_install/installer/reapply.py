@@ -14,6 +14,7 @@ a merged file you edited since (settling its conflict markers) as the merge.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -77,7 +78,10 @@ def resolve_reapply(manifest: Manifest, result: Result, *, done: bool) -> list[S
     removals: list[Step] = []
     for patch_set in sets:
         shown = f"{PATCHES_DIR}/{patch_set.name}"
-        if done and complete[patch_set.name]:
+        links = [link for e in patch_set.doc["files"] if (link := _linked(patch_set, e))]
+        if done and links:
+            result.add("skip", patch_set.directory, f"kept: {links[0]}, not followed")
+        elif done and complete[patch_set.name]:
             removals.extend(_removal(patch_set))
             manifest.patches = [p for p in manifest.patches if p["set"] != patch_set.name]
             result.add("remove", patch_set.directory, "merged; removed as you confirmed (--done)")
@@ -134,6 +138,10 @@ def _file(run: Reapply, patch_set: PatchSet, entry: PatchEntry) -> bool:
     record = manifest.files.get(rel)
     if record is None or record.get("adopted"):
         result.add("skip", path, f"no longer one of msd's files; your copy stays in {shown}")
+        return False
+    link = _linked(patch_set, entry)
+    if link is not None:
+        result.add("conflict", path, f"not read: {link} on the way to your saved copy {shown}")
         return False
     if not os.path.lexists(user):
         result.add("conflict", path, f"your saved copy {shown} is gone: nothing to merge")
@@ -210,6 +218,23 @@ def _base(root: Path, patch_set: PatchSet, entry: PatchEntry) -> bytes | None:
         return None
     data = read_bounded(root, patch_set.directory / entry["base"], MAX_COPY)
     return data if sha256_bytes(data) == entry["base_sha256"] else None
+
+
+def _linked(patch_set: PatchSet, entry: PatchEntry) -> str | None:
+    """The first folder on the way to the entry's saved copies that is a symlink (named as
+    a line), or None: a set is never read or removed through one, wherever it leads (a
+    ``user/`` linked back to the root would have --done remove msd's merged file)."""
+    for rel in (entry["user"], entry["base"]):
+        probe = patch_set.directory
+        for part in [] if rel is None else rel.split("/")[:-1]:
+            probe = probe / part
+            try:
+                if stat.S_ISLNK(os.lstat(probe).st_mode):
+                    inner = probe.relative_to(patch_set.directory).as_posix()
+                    return f"{PATCHES_DIR}/{patch_set.name}/{inner} is a symlink"
+            except (FileNotFoundError, NotADirectoryError):
+                break
+    return None
 
 
 def _removal(patch_set: PatchSet) -> list[Step]:
