@@ -529,3 +529,19 @@ def test_done_never_reads_or_removes_through_a_symlinked_folder_of_a_set(tmp_pat
         proc.stdout
     )
     assert merged.read_bytes() == MERGED and (patch_set / "base/msd-core/plan.md").exists()
+
+
+def test_done_keeps_a_set_whose_saved_copy_you_edited_after_the_merge(tmp_path: Path) -> None:
+    patch_set = upgraded(tmp_path)
+    assert reapply(tmp_path).returncode == 0
+    copy = patch_set / "user/msd-core/plan.md"
+    copy.write_bytes(MINE + b"4. A note that exists only here.\n")
+    before = snapshot(tmp_path)
+    proc = reapply(tmp_path, "--done")
+    name = f"msd-local-patches/{patch_set.name}"
+    assert (
+        f"  skip      ~/.claude/{name}  (kept: your saved copy {name}/user/msd-core/plan.md "
+        "changed since the upgrade saved it; merge what you added to it, then remove the set "
+        "by hand)"
+    ) in proc.stdout
+    assert snapshot(tmp_path) == before

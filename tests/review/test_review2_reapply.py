@@ -48,11 +48,6 @@ def reapply(home: Path, *extra: str) -> Any:
     return run_cli([*CLAUDE, "--reapply", *extra], home)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="--done removes the saved copy without checking it still hashes as user_sha256: "
-    "edits made to the saved copy after the merge are deleted",
-)
 def test_done_never_deletes_a_saved_copy_you_edited_after_the_merge(tmp_path: Path) -> None:
     patch_set = upgraded(tmp_path)
     assert reapply(tmp_path).returncode == 0

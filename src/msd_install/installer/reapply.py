@@ -48,6 +48,7 @@ class Reapply:
     done: bool
     merged: dict[str, bytes] = field(default_factory=dict)  # what this run writes, per file
     settled: dict[str, str] = field(default_factory=dict)  # --done: your edits since a merge
+    edited: dict[str, str] = field(default_factory=dict)  # set -> a saved copy you changed
     steps: list[Step] = field(default_factory=list)
 
 
@@ -81,6 +82,13 @@ def resolve_reapply(manifest: Manifest, result: Result, *, done: bool) -> list[S
         links = [link for e in patch_set.doc["files"] if (link := _linked(patch_set, e))]
         if done and links:
             result.add("skip", patch_set.directory, f"kept: {links[0]}, not followed")
+        elif done and patch_set.name in run.edited:
+            result.add(
+                "skip",
+                patch_set.directory,
+                f"kept: your saved copy {run.edited[patch_set.name]} changed since the upgrade "
+                "saved it; merge what you added to it, then remove the set by hand",
+            )
         elif done and complete[patch_set.name]:
             removals.extend(_removal(patch_set))
             manifest.patches = [p for p in manifest.patches if p["set"] != patch_set.name]
@@ -147,6 +155,8 @@ def _file(run: Reapply, patch_set: PatchSet, entry: PatchEntry) -> bool:
         result.add("conflict", path, f"your saved copy {shown} is gone: nothing to merge")
         return False
     yours = read_bounded(manifest.root, user, MAX_COPY)
+    if sha256_bytes(yours) != entry["user_sha256"]:  # edited since it was saved: --done keeps it
+        run.edited.setdefault(patch_set.name, shown)
     base = _base(manifest.root, patch_set, entry)
     if base is None:
         result.add(
