@@ -203,11 +203,6 @@ def test_a_teammates_reinstall_keeps_a_customised_committed_file(tmp_path: Path)
     assert skill.read_bytes() == custom, proc.stdout
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the saved copy of your edited file is written 0644 whatever your file's mode: "
-    "a file you made private (0600) becomes readable by every user (msd-backups/ uses 0600)",
-)
 def test_the_saved_copy_of_a_private_file_is_not_world_readable(tmp_path: Path) -> None:
     root = tmp_path / ".claude"
     install(tmp_path, {"msd-core/plan.md": V1, "other.md": OTHER})

@@ -236,7 +236,11 @@ def _save_patch(
     if _aside_blocked(user, op.path, new, res, result):
         return False
     res.ensure_parent(user)
-    res.steps.append(Write(user, current, None))
+    try:  # your file's permissions (one you made private stays private), never setuid
+        private = os.stat(op.path).st_mode & 0o777
+    except OSError:
+        private = 0o600
+    res.steps.append(Write(user, current, private))
     base = bases.get(old_sha)
     if base is None and sha256_bytes(op.content) == old_sha:
         base = op.content  # no store (an older install), but this file did not change
