@@ -545,3 +545,19 @@ def test_done_keeps_a_set_whose_saved_copy_you_edited_after_the_merge(tmp_path: 
         "by hand)"
     ) in proc.stdout
     assert snapshot(tmp_path) == before
+
+
+def test_a_manifest_with_a_malformed_patches_record_is_refused(tmp_path: Path) -> None:
+    upgraded(tmp_path)
+    path = tmp_path / ".claude/msd-file-manifest.json"
+    doc = json.loads(path.read_text())
+    doc["patches"][0]["set"] = "../../somewhere"
+    path.write_text(json.dumps(doc))
+    before = snapshot(tmp_path)
+    proc = reapply(tmp_path)
+    assert proc.returncode != 0
+    assert (
+        "install manifest refused: patches[0] is not an object with a set name, a sha256 and "
+        "its bases"
+    ) in proc.stderr
+    assert snapshot(tmp_path) == before
