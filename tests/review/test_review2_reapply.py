@@ -48,11 +48,6 @@ def reapply(home: Path, *extra: str) -> Any:
     return run_cli([*CLAUDE, "--reapply", *extra], home)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="--done removes the saved copy without checking it still hashes as user_sha256: "
-    "edits made to the saved copy after the merge are deleted",
-)
 def test_done_never_deletes_a_saved_copy_you_edited_after_the_merge(tmp_path: Path) -> None:
     patch_set = upgraded(tmp_path)
     assert reapply(tmp_path).returncode == 0
@@ -66,11 +61,6 @@ def test_done_never_deletes_a_saved_copy_you_edited_after_the_merge(tmp_path: Pa
     assert copy.exists() and copy.read_bytes() == more, proc.stdout
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a patch set whose user/ folder is a symlink inside the root: --done removes the "
-    "file it reaches (msd's merged file, holding your edits)",
-)
 def test_done_never_removes_a_file_reached_through_a_symlinked_user_folder(
     tmp_path: Path,
 ) -> None:
@@ -137,11 +127,6 @@ def hostile_set(root: Path, rel: str, base: bytes, yours: bytes, scope: str) -> 
     return folder
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="--reapply merges a patch set committed to a cloned project (not saved by any "
-    "upgrade of this user's) into msd's hook scripts, reported as 'your edits'",
-)
 def test_a_patch_set_committed_to_a_project_is_not_merged_into_a_hook(tmp_path: Path) -> None:
     project = tmp_path / "proj"
     project.mkdir()
@@ -218,11 +203,6 @@ def test_a_teammates_reinstall_keeps_a_customised_committed_file(tmp_path: Path)
     assert skill.read_bytes() == custom, proc.stdout
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the saved copy of your edited file is written 0644 whatever your file's mode: "
-    "a file you made private (0600) becomes readable by every user (msd-backups/ uses 0600)",
-)
 def test_the_saved_copy_of_a_private_file_is_not_world_readable(tmp_path: Path) -> None:
     root = tmp_path / ".claude"
     install(tmp_path, {"msd-core/plan.md": V1, "other.md": OTHER})

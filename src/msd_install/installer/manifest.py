@@ -48,6 +48,7 @@ __all__ = [
     "ConfigRecord",
     "Manifest",
     "MigrationRecord",
+    "PatchRecord",
     "load",
     "manifest_name",
 ]
@@ -106,6 +107,15 @@ class MigrationRecord(TypedDict):
     version: str
 
 
+class PatchRecord(TypedDict):
+    """A patch set an upgrade saved in ``msd-local-patches/`` (installer/patches.py): only a
+    set the trusted manifest records, with these hashes, is ever merged by --reapply."""
+
+    set: str  # its folder name
+    sha256: str  # of its patch.json
+    bases: dict[str, str | None]  # each file's base sha256 (None: no base was kept)
+
+
 class _ManifestDoc(TypedDict):
     format: int
     installer_version: str
@@ -123,6 +133,7 @@ class ManifestDoc(_ManifestDoc, total=False):
     migrations: list[MigrationRecord]  # written only when there is one (older manifests)
     # only when there is a store: a manifest written before it hashes as it did (registry)
     pristine: str
+    patches: list[PatchRecord]  # only when there is one (older manifests keep their digest)
 
 
 @dataclass
@@ -143,6 +154,7 @@ class Manifest:
     withheld: list[str] = field(default_factory=list)  # what ``restrict`` left out, for notes
     name: str = MANIFEST_NAME  # MSD Core's, or a pack's (``manifestcheck.manifest_name``)
     migrations: list[MigrationRecord] = field(default_factory=list)  # installer/migrate.py
+    patches: list[PatchRecord] = field(default_factory=list)  # saved patch sets (--reapply)
     # a foreign manifest as it came, before ``restrict``: only ever compared with what this
     # run would write itself (a teammate's committed install, verified, is kept byte for byte)
     original: ManifestDoc | None = None
@@ -188,6 +200,8 @@ class Manifest:
             doc["migrations"] = self.migrations
         if self.pristine:
             doc["pristine"] = self.pristine
+        if self.patches:
+            doc["patches"] = self.patches
         return doc
 
     def to_bytes(self) -> bytes:
@@ -256,6 +270,7 @@ class Manifest:
             config.append({**rec, "ops": ops})
         self.config = config
         self.dirs = [d for d in self.dirs if not is_ancestor_chain(d)]
+        self.patches = []  # a foreign manifest vouches for no patch set
 
 
 def _v0_to_v1(doc: dict[str, Any]) -> dict[str, Any]:
@@ -319,6 +334,7 @@ def validated(
         installer_version=doc.get("installer_version", "?"),
         name=name,
         migrations=list(doc.get("migrations", [])),
+        patches=list(doc.get("patches", [])),
     )
     return manifest
 

@@ -41,6 +41,8 @@ MANIFEST_NAME = "msd-file-manifest.json"
 BACKUPS_DIR = "msd-backups"
 PATCHES_DIR = "msd-local-patches"
 JOURNAL_DIR = ".msd-journal"  # a run's intent journal (installer/journal.py)
+# a patch set's folder in msd-local-patches/: the time an upgrade saved it
+SET_NAME = re.compile(r"[0-9]{8}T[0-9]{6}Z(-[0-9]{1,4})?")
 RESERVED = (MANIFEST_NAME, LOCK_NAME, STORE_NAME)
 # a pack's manifest (``--payload DIR``): ``msd-file-manifest.<pack>.json`` beside MSD Core's
 PACK_MANIFEST = re.compile(r"msd-file-manifest\.[a-z0-9][a-z0-9-]{0,62}\.json")
@@ -121,6 +123,35 @@ def _scalars(doc: dict[str, Any]) -> Iterator[str]:
         if len(doc.get(key, ())) > MAX_ENTRIES:
             yield f"{key!r} has more than {MAX_ENTRIES} entries (msd installs a few hundred)"
     yield from _migrations(doc.get("migrations", []))
+    yield from _patch_sets(doc.get("patches", []))
+
+
+def _patch_sets(items: Any) -> Iterator[str]:
+    """``patches``: the patch sets an upgrade saved here (installer/patches.py): the set's
+    folder name, the sha256 of its ``patch.json`` and the base sha256 of each file."""
+    if not isinstance(items, list) or len(items) > MAX_OPS:
+        yield f"'patches' is not a list of at most {MAX_OPS} records"
+        return
+    for i, item in enumerate(items):
+        bases = item.get("bases") if isinstance(item, dict) else None
+        if not (
+            isinstance(item, dict)
+            and set(item) == {"set", "sha256", "bases"}
+            and isinstance(item["set"], str)
+            and SET_NAME.fullmatch(item["set"])
+            and isinstance(item["sha256"], str)
+            and _SHA256.fullmatch(item["sha256"])
+            and isinstance(bases, dict)
+            and 0 < len(bases) <= MAX_ENTRIES
+        ):
+            yield f"patches[{i}] is not an object with a set name, a sha256 and its bases"
+            return
+        for rel, base in bases.items():
+            if rel_problem(rel) is not None or not (
+                base is None or (isinstance(base, str) and _SHA256.fullmatch(base))
+            ):
+                yield f"patches[{i}].bases {show(rel)} is not a path with a sha256 or null"
+                return
 
 
 def _migrations(items: Any) -> Iterator[str]:

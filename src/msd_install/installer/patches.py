@@ -27,14 +27,14 @@ from typing import Any, TypedDict
 from .. import __version__
 from ..errors import MsdError, PatchError
 from .confine import control_char, read_beneath, rel_problem, show
-from .manifestcheck import MAX_ENTRIES, PATCHES_DIR, fold
+from .manifest import PatchRecord
+from .manifestcheck import MAX_ENTRIES, PATCHES_DIR, SET_NAME, fold
 
 PATCH_FILE = "patch.json"
 FORMAT = 1
 MAX_META = 1 << 20  # a real patch.json is a few hundred bytes per file
 MAX_COPY = 8 << 20  # a saved copy: msd's largest file is ~60 KB
 _SHA256 = re.compile(r"[0-9a-f]{64}")
-_SET_NAME = re.compile(r"[0-9]{8}T[0-9]{6}Z(-[0-9]{1,4})?")
 
 
 class PatchEntry(TypedDict):
@@ -60,6 +60,7 @@ class PatchDoc(TypedDict):
 class PatchSet:
     directory: Path
     doc: PatchDoc
+    digest: str = ""  # sha256 of its patch.json as read
 
     @property
     def name(self) -> str:
@@ -115,6 +116,14 @@ class Saver:
         }
         return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode()
 
+    def record(self) -> PatchRecord:
+        """What the new manifest records of this set: only such a set is ever merged."""
+        return {
+            "set": self.directory.name,
+            "sha256": hashlib.sha256(self.metadata()).hexdigest(),
+            "bases": {e["path"]: e["base_sha256"] for e in self.entries},
+        }
+
 
 def listing(root: Path) -> tuple[list[Path], list[Path]]:
     """The patch set folders under ``root`` (oldest first) and anything else found there
@@ -132,7 +141,7 @@ def listing(root: Path) -> tuple[list[Path], list[Path]]:
             path = Path(entry.path)
             if (
                 entry.is_dir(follow_symlinks=False)
-                and _SET_NAME.fullmatch(entry.name)
+                and SET_NAME.fullmatch(entry.name)
                 and os.path.lexists(path / PATCH_FILE)
             ):
                 sets.append(path)
@@ -153,7 +162,17 @@ def load(root: Path, directory: Path, runtime: str | None) -> PatchSet:
     found = problem(doc, runtime)
     if found:
         raise _refused(path, found)
-    return PatchSet(directory, doc)
+    return PatchSet(directory, doc, hashlib.sha256(raw).hexdigest())
+
+
+def vouched(patch_set: PatchSet, records: list[PatchRecord]) -> bool:
+    """Is ``patch_set`` one an upgrade of this user's saved, as the trusted manifest records
+    it (its name, the hash of its ``patch.json``, each file's base)?"""
+    bases = {e["path"]: e["base_sha256"] for e in patch_set.doc["files"]}
+    return any(
+        r["set"] == patch_set.name and r["sha256"] == patch_set.digest and r["bases"] == bases
+        for r in records
+    )
 
 
 def read_bounded(root: Path, path: Path, limit: int) -> bytes:

@@ -14,6 +14,7 @@ a merged file you edited since (settling its conflict markers) as the merge.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,7 +25,16 @@ from .fs import sha256_bytes
 from .manifest import Manifest
 from .manifestcheck import PATCHES_DIR
 from .merge import merge
-from .patches import MAX_COPY, PATCH_FILE, PatchEntry, PatchSet, listing, load, read_bounded
+from .patches import (
+    MAX_COPY,
+    PATCH_FILE,
+    PatchEntry,
+    PatchSet,
+    listing,
+    load,
+    read_bounded,
+    vouched,
+)
 from .pristine import STORE_NAME, blobs, unpack
 from .report import Result
 from .steps import Remove, RemoveDirIfEmpty, Step, Write
@@ -38,6 +48,7 @@ class Reapply:
     done: bool
     merged: dict[str, bytes] = field(default_factory=dict)  # what this run writes, per file
     settled: dict[str, str] = field(default_factory=dict)  # --done: your edits since a merge
+    edited: dict[str, str] = field(default_factory=dict)  # set -> a saved copy you changed
     steps: list[Step] = field(default_factory=list)
 
 
@@ -51,9 +62,9 @@ def resolve_reapply(manifest: Manifest, result: Result, *, done: bool) -> list[S
             hint="nothing was changed; run msd-install for this root first",
         )
     directories, other = listing(root)
-    sets = [load(root, d, manifest.runtime) for d in directories]  # all checked up front
     for path in other:
         result.add("skip", path, "not a patch set msd-install saved: merge it by hand")
+    sets = _vouched(manifest, result, directories)
     if not sets:
         result.notes.append(f"no local patches to reapply in {root / PATCHES_DIR}")
         return []
@@ -65,12 +76,22 @@ def resolve_reapply(manifest: Manifest, result: Result, *, done: bool) -> list[S
         manifest.files[rel] = {**manifest.files[rel], "patched": sha256_bytes(content)}
     for rel, digest in run.settled.items():
         manifest.files[rel] = {**manifest.files[rel], "patched": digest}
-    if run.merged or run.settled:
-        run.steps.append(Write(manifest.path, manifest.to_bytes(), 0o644, barrier=True))
+    removals: list[Step] = []
     for patch_set in sets:
         shown = f"{PATCHES_DIR}/{patch_set.name}"
-        if done and complete[patch_set.name]:
-            run.steps.extend(_removal(patch_set))
+        links = [link for e in patch_set.doc["files"] if (link := _linked(patch_set, e))]
+        if done and links:
+            result.add("skip", patch_set.directory, f"kept: {links[0]}, not followed")
+        elif done and patch_set.name in run.edited:
+            result.add(
+                "skip",
+                patch_set.directory,
+                f"kept: your saved copy {run.edited[patch_set.name]} changed since the upgrade "
+                "saved it; merge what you added to it, then remove the set by hand",
+            )
+        elif done and complete[patch_set.name]:
+            removals.extend(_removal(patch_set))
+            manifest.patches = [p for p in manifest.patches if p["set"] != patch_set.name]
             result.add("remove", patch_set.directory, "merged; removed as you confirmed (--done)")
         elif done:
             result.add("skip", patch_set.directory, "kept: not every file of it is merged")
@@ -79,9 +100,39 @@ def resolve_reapply(manifest: Manifest, result: Result, *, done: bool) -> list[S
                 f"your saved copies stay in {shown}; once the merge is right, remove them "
                 "with msd-install --reapply --done"
             )
-    if done and any(complete.values()):
+    if run.merged or run.settled or removals:
+        run.steps.append(Write(manifest.path, manifest.to_bytes(), 0o644, barrier=True))
+    if removals:
+        run.steps.extend(removals)
         run.steps.append(RemoveDirIfEmpty(root / PATCHES_DIR))
     return run.steps
+
+
+def _vouched(manifest: Manifest, result: Result, directories: list[Path]) -> list[PatchSet]:
+    """The patch sets the trusted manifest records, each validated up front (``PatchError``
+    on the first problem); any other set is named and left alone, never read or merged: one
+    that came with a cloned project must not put its bytes into msd's files (a hook)."""
+    sets: list[PatchSet] = []
+    for directory in directories:
+        if not any(r["set"] == directory.name for r in manifest.patches):
+            result.add(
+                "skip",
+                directory,
+                "not saved by an upgrade of yours (your manifest does not record it): "
+                "not merged; merge it by hand if it is yours",
+            )
+            continue
+        patch_set = load(manifest.root, directory, manifest.runtime)
+        if not vouched(patch_set, manifest.patches):
+            result.add(
+                "skip",
+                directory,
+                "its patch.json changed since the upgrade saved it (it no longer hashes as "
+                "your manifest records): not merged",
+            )
+            continue
+        sets.append(patch_set)
+    return sets
 
 
 def _file(run: Reapply, patch_set: PatchSet, entry: PatchEntry) -> bool:
@@ -96,10 +147,16 @@ def _file(run: Reapply, patch_set: PatchSet, entry: PatchEntry) -> bool:
     if record is None or record.get("adopted"):
         result.add("skip", path, f"no longer one of msd's files; your copy stays in {shown}")
         return False
+    link = _linked(patch_set, entry)
+    if link is not None:
+        result.add("conflict", path, f"not read: {link} on the way to your saved copy {shown}")
+        return False
     if not os.path.lexists(user):
         result.add("conflict", path, f"your saved copy {shown} is gone: nothing to merge")
         return False
     yours = read_bounded(manifest.root, user, MAX_COPY)
+    if sha256_bytes(yours) != entry["user_sha256"]:  # edited since it was saved: --done keeps it
+        run.edited.setdefault(patch_set.name, shown)
     base = _base(manifest.root, patch_set, entry)
     if base is None:
         result.add(
@@ -171,6 +228,23 @@ def _base(root: Path, patch_set: PatchSet, entry: PatchEntry) -> bytes | None:
         return None
     data = read_bounded(root, patch_set.directory / entry["base"], MAX_COPY)
     return data if sha256_bytes(data) == entry["base_sha256"] else None
+
+
+def _linked(patch_set: PatchSet, entry: PatchEntry) -> str | None:
+    """The first folder on the way to the entry's saved copies that is a symlink (named as
+    a line), or None: a set is never read or removed through one, wherever it leads (a
+    ``user/`` linked back to the root would have --done remove msd's merged file)."""
+    for rel in (entry["user"], entry["base"]):
+        probe = patch_set.directory
+        for part in [] if rel is None else rel.split("/")[:-1]:
+            probe = probe / part
+            try:
+                if stat.S_ISLNK(os.lstat(probe).st_mode):
+                    inner = probe.relative_to(patch_set.directory).as_posix()
+                    return f"{PATCHES_DIR}/{patch_set.name}/{inner} is a symlink"
+            except (FileNotFoundError, NotADirectoryError):
+                break
+    return None
 
 
 def _removal(patch_set: PatchSet) -> list[Step]:

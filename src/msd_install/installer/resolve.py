@@ -68,9 +68,14 @@ def resolve_install(
     bases = pristine.blobs(store)
     for op in plan.files:
         _resolve_file(op, ctx, old, new, res, result, (saver, bases))
+    if old is not None and old.trusted:  # the sets still there stay vouched for
+        new.patches = [
+            p for p in old.patches if os.path.lexists(plan.root / PATCHES_DIR / p["set"])
+        ]
     if saver.entries:
         res.ensure_parent(saver.directory / "_")
         res.steps.append(Write(saver.directory / "patch.json", saver.metadata(), None))
+        new.patches.append(saver.record())
     _keep_pristine(plan, new, res, store)
     config_steps = resolve_config(plan, old, new, res, result)
     _remove_stale(plan, old, new, res, result)
@@ -231,7 +236,11 @@ def _save_patch(
     if _aside_blocked(user, op.path, new, res, result):
         return False
     res.ensure_parent(user)
-    res.steps.append(Write(user, current, None))
+    try:  # your file's permissions (one you made private stays private), never setuid
+        private = os.stat(op.path).st_mode & 0o777
+    except OSError:
+        private = 0o600
+    res.steps.append(Write(user, current, private))
     base = bases.get(old_sha)
     if base is None and sha256_bytes(op.content) == old_sha:
         base = op.content  # no store (an older install), but this file did not change
