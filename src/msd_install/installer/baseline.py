@@ -36,7 +36,15 @@ from .configedit import invert
 from .confine import read_plain
 from .fs import read_file, sha256_bytes
 from .manifest import BackupRecord, ConfigOp, ConfigRecord, Manifest, MigrationRecord
-from .manifestcheck import BACKUPS_DIR, JOURNAL_DIR, MANIFEST_NAME, PATCHES_DIR, problem
+from .manifestcheck import (
+    BACKUPS_DIR,
+    JOURNAL_DIR,
+    MANIFEST_NAME,
+    MAX_ENTRIES,
+    MAX_OPS,
+    PATCHES_DIR,
+    problem,
+)
 from .plan import ITEM, MEMBER, Bounds, ConfigEntry, Plan
 from .registry import Registry
 from .report import Result
@@ -95,7 +103,7 @@ def resolve_adopt(
         result.add("backup", aside, "the damaged manifest, kept for you to inspect")
     current = {op.path.relative_to(root).as_posix(): op for op in plan.files}
     shipped = set(current) | set(known)
-    old = _salvage(damaged, plan, bounds=plan.bounds())
+    old = _salvage(damaged, plan, plan.bounds(), shipped)
     theirs: set[str] = set()
     for rel in _walk(root, shipped):
         path = root / rel
@@ -136,9 +144,10 @@ def resolve_adopt(
     return steps, new
 
 
-def _salvage(damaged: bytes | None, plan: Plan, bounds: Bounds) -> Manifest:
+def _salvage(damaged: bytes | None, plan: Plan, bounds: Bounds, shipped: set[str]) -> Manifest:
     """The records of the damaged manifest that pass its own rules, each checked alone (an
-    empty manifest when nothing can be read)."""
+    empty manifest when nothing can be read). Only files msd ships are looked at, and no more
+    records than a valid manifest may hold: a hostile one costs no more than a real one."""
     out = Manifest(root=plan.root, runtime=plan.runtime, scope=plan.scope)
     doc = _members(damaged)
 
@@ -148,9 +157,11 @@ def _salvage(damaged: bytes | None, plan: Plan, bounds: Bounds) -> Manifest:
 
     files = doc.get("files")
     if isinstance(files, dict):
-        out.files = {rel: rec for rel, rec in files.items() if ok({"files": {rel: rec}})}
+        out.files = {
+            rel: rec for rel, rec in files.items() if rel in shipped and ok({"files": {rel: rec}})
+        }
     backups = doc.get("backups")
-    if isinstance(backups, list):
+    if isinstance(backups, list) and len(backups) <= MAX_ENTRIES:
         seen: set[str] = set()
         for rec in backups:
             path = rec.get("path") if isinstance(rec, dict) else None
@@ -160,9 +171,10 @@ def _salvage(damaged: bytes | None, plan: Plan, bounds: Bounds) -> Manifest:
                 out.backups.append(rec)
                 seen.add(path)
     config = doc.get("config")
-    if isinstance(config, list):
+    if isinstance(config, list) and len(config) <= MAX_ENTRIES:
         for rec in config:
-            if not isinstance(rec, dict) or not isinstance(rec.get("ops"), list):
+            ops_in = rec.get("ops") if isinstance(rec, dict) else None
+            if not isinstance(ops_in, list) or len(ops_in) > MAX_OPS:
                 continue
             head: dict[str, Any] = {k: rec.get(k) for k in ("file", "fmt", "created")}
             ops = [op for op in rec["ops"] if ok({"config": [{**head, "ops": [op]}]})]
