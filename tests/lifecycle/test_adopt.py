@@ -161,3 +161,51 @@ def test_doctor_says_an_adopted_install_wants_an_install_run(tmp_path: Path) -> 
     assert f"rebuilt by --adopt; this is {__version__}: run it again to upgrade" in proc.stdout
     assert run_cli(CLAUDE, tmp_path).returncode == 0
     assert "rebuilt by --adopt" not in run_cli(["doctor"], tmp_path).stdout
+
+
+MINE = b"my own planner, written before msd was installed\n"
+STATUS = b'{\n  "statusLine": {"type": "command", "command": "my-status.sh"}\n}\n'
+
+
+def test_a_manifest_beyond_reading_leaves_no_backup_of_yours_unnamed(tmp_path: Path) -> None:
+    build(tmp_path, {".claude/agents/msd-planner.md": MINE})
+    assert run_cli([*CLAUDE, "--force"], tmp_path).returncode == 0
+    (tmp_path / ".claude/msd-file-manifest.json").write_bytes(b"\x00 not json at all")
+    adopt = run_cli([*CLAUDE, "--adopt"], tmp_path)
+    assert adopt.returncode == 0, adopt.stderr
+    line = "msd-backups/agents/msd-planner.md  (yours: kept by an earlier --force"
+    assert line in adopt.stdout, adopt.stdout
+    proc = run_cli(["--uninstall", *CLAUDE], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    kept = tmp_path / ".claude/msd-backups/agents/msd-planner.md"
+    assert "yours, kept aside by an earlier --force: not put back, kept" in proc.stdout
+    assert kept.read_bytes() == MINE  # never lost, and named by both runs
+
+
+def test_adopt_puts_back_no_config_value_from_a_manifest_nobody_vouches_for(
+    tmp_path: Path,
+) -> None:
+    build(tmp_path, {".claude/settings.json": STATUS})
+    assert run_cli([*CLAUDE, "--force-statusline"], tmp_path).returncode == 0
+    registry = tmp_path / ".local/state/msd/manifests.json"
+    assert registry.is_file()
+    registry.unlink()  # as a manifest that came from elsewhere: no record of this user's
+    manifest = tmp_path / ".claude/msd-file-manifest.json"
+    manifest.write_bytes(manifest.read_bytes()[:-20])
+    adopt = run_cli([*CLAUDE, "--adopt"], tmp_path)
+    assert adopt.returncode == 0, adopt.stderr
+    assert "the value msd replaced is not put back" in adopt.stdout, adopt.stdout
+    assert '"previous"' not in manifest.read_text()
+
+
+def test_adopt_keeps_only_records_that_pass_the_manifest_rules(tmp_path: Path) -> None:
+    build(tmp_path, {".claude/agents/msd-planner.md": MINE})
+    assert run_cli([*CLAUDE, "--force"], tmp_path).returncode == 0
+    manifest = tmp_path / ".claude/msd-file-manifest.json"
+    doc = json.loads(manifest.read_text())
+    doc["backups"][0]["backup"] = "../../elsewhere/msd-planner.md"  # out of the root
+    manifest.write_text(json.dumps(doc, indent=2)[:-20])
+    adopt = run_cli([*CLAUDE, "--adopt"], tmp_path)
+    assert adopt.returncode == 0, adopt.stderr
+    assert '"backups": []' in manifest.read_text()
+    assert "msd-backups/agents/msd-planner.md  (yours: kept by" in adopt.stdout

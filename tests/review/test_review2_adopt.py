@@ -1,5 +1,4 @@
-"""Adversarial review (review2) of ``--adopt``: each test is a bug found, marked strict xfail
-until it is fixed."""
+"""Adversarial review (review2) of ``--adopt``: each test is a bug found (now fixed)."""
 
 from __future__ import annotations
 
@@ -14,11 +13,6 @@ CLAUDE = ["--claude", "--global", "--yes"]
 MINE = b"my own planner, written before msd was installed\n"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="--adopt drops the damaged manifest's backup records: a file of yours msd replaced "
-    "(--force, kept in msd-backups/) is not put back by the uninstall after adopt, nor named",
-)
 def test_uninstall_after_adopt_gives_back_a_file_msd_had_backed_up(tmp_path: Path) -> None:
     build(tmp_path, {".claude/agents/msd-planner.md": MINE})
     assert run_cli([*CLAUDE, "--force"], tmp_path).returncode == 0  # yours to msd-backups/
@@ -33,11 +27,6 @@ def test_uninstall_after_adopt_gives_back_a_file_msd_had_backed_up(tmp_path: Pat
     assert mine.exists() and mine.read_bytes() == MINE, proc.stdout
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="--adopt drops the damaged manifest's record of the config value msd replaced: "
-    "after adopt, uninstall removes msd's statusLine and your own statusLine is lost",
-)
 def test_uninstall_after_adopt_gives_back_the_status_line_msd_replaced(tmp_path: Path) -> None:
     settings = (
         b'{\n  "statusLine": {"type": "command", "command": "my-status.sh"},\n'
@@ -56,11 +45,6 @@ def test_uninstall_after_adopt_gives_back_the_status_line_msd_replaced(tmp_path:
     assert b"my-status.sh" in after, after.decode()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a file you had before install with msd's exact bytes is recorded 'adopted' (never "
-    "removed); --adopt after a damaged manifest takes it as msd's and uninstall deletes it",
-)
 def test_a_file_you_had_before_install_survives_adopt_and_uninstall(tmp_path: Path) -> None:
     other = tmp_path / "other"
     other.mkdir()
@@ -88,12 +72,6 @@ def _atime_works(folder: Path) -> bool:
     return works
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="--adopt reads every file under skills/, agents/, hooks/, msd-core/ in full (up to "
-    "64 MiB each) before asking whether msd ships its path: a user's large skill assets make "
-    "it read gigabytes for nothing",
-)
 def test_adopt_never_reads_a_file_msd_does_not_ship(tmp_path: Path) -> None:
     if not _atime_works(tmp_path):
         pytest.skip("this file system does not record reads (noatime)")

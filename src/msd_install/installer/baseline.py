@@ -9,23 +9,44 @@ yours and unknown files are never touched, so uninstall will never remove them. 
 in config files are adopted where the file holds exactly this version's value. A damaged
 manifest is moved aside (``msd-file-manifest.json.damaged``, never deleted); a valid one is
 left alone (there is nothing to rebuild).
+
+What the damaged manifest still knows is not thrown away. Its complete top-level members are
+salvaged (a truncated file loses only its tail) and each record that passes the manifest's
+own rules (``manifestcheck``) is carried over where it still describes the disk: a file's
+``adopted`` flag (yours before install: never removed), a backup of yours kept under
+``msd-backups/`` for one of msd's files, and, only from a manifest the user's registry vouches
+for (``trusted``), the value of yours a config entry of msd's replaced (``previous``) and a
+symlink of yours to re-create. A damaged manifest is untrusted input otherwise (it may have
+come with a cloned project): ``Manifest.restrict``'s rules. Files under ``msd-backups/`` no
+carried record names are reported, never silently left.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..errors import MsdError
 from . import pristine
 from .configdoc import ConfigDoc, fmt_of, open_doc
 from .configedit import invert
 from .confine import read_plain
 from .fs import read_file, sha256_bytes
-from .manifest import ConfigOp, ConfigRecord, Manifest, MigrationRecord
-from .manifestcheck import BACKUPS_DIR, JOURNAL_DIR, MANIFEST_NAME, PATCHES_DIR
-from .plan import ITEM, MEMBER, ConfigEntry, Plan
+from .manifest import BackupRecord, ConfigOp, ConfigRecord, Manifest, MigrationRecord
+from .manifestcheck import (
+    BACKUPS_DIR,
+    JOURNAL_DIR,
+    MANIFEST_NAME,
+    MAX_ENTRIES,
+    MAX_OPS,
+    PATCHES_DIR,
+    problem,
+)
+from .plan import ITEM, MEMBER, Bounds, ConfigEntry, Plan
+from .registry import Registry
 from .report import Result
 from .steps import Step, Write
 from .valuehash import has_string, value_hash
@@ -45,6 +66,19 @@ def aside_path(root: Path) -> Path:
     return path
 
 
+def vouched(registry: Registry, root: Path, damaged: bytes | None, local: bool) -> bool:
+    """Does the user's registry vouch for a damaged manifest? Its exact bytes are the ones
+    recorded, or (outside a project, where nothing comes with a clone) this user's
+    msd-install wrote a manifest in this root and the damage came after."""
+    if damaged is None:
+        return False
+    try:
+        recorded = registry.digest(root)
+    except MsdError:
+        return False
+    return recorded is not None and (recorded == sha256_bytes(damaged) or not local)
+
+
 def resolve_adopt(
     plan: Plan,
     interpreter: str,
@@ -52,9 +86,10 @@ def resolve_adopt(
     damaged: bytes | None,
     result: Result,
     applied: list[MigrationRecord],
+    trusted: bool = False,
 ) -> tuple[list[Step], Manifest]:
     """The steps of an adoption (a damaged manifest set aside, the new one written) and the
-    new manifest. Reads only."""
+    new manifest. Reads only. ``trusted``: the user's registry vouches for ``damaged``."""
     root = plan.root
     new = Manifest(root=root, runtime=plan.runtime, scope=plan.scope, interpreter=interpreter)
     # the layout of whatever version put these files here is not known: every migration is
@@ -68,28 +103,37 @@ def resolve_adopt(
         result.add("backup", aside, "the damaged manifest, kept for you to inspect")
     current = {op.path.relative_to(root).as_posix(): op for op in plan.files}
     shipped = set(current) | set(known)
+    old = _salvage(damaged, plan, plan.bounds(), shipped)
     theirs: set[str] = set()
     for rel in _walk(root, shipped):
         path = root / rel
-        data = read_plain(path)
-        if rel not in shipped:
+        if rel not in shipped:  # never read: a user's own large assets cost nothing
             theirs.add(rel)
             result.add("skip", path, "unknown: not a file msd ships, kept")
-        elif data is not None and (
+            continue
+        data = read_plain(path)
+        if data is not None and (
             (rel in current and data == current[rel].content)
             or sha256_bytes(data) in known.get(rel, frozenset())
         ):
             mode = path.stat().st_mode & 0o7777
             new.files[rel] = {"sha256": sha256_bytes(data), "mode": mode}
-            result.add("adopt", path, "ours")
+            if old.files.get(rel, {}).get("adopted") is True:  # yours before install
+                new.files[rel]["adopted"] = True
+                result.add("adopt", path, "yours before install, with msd's bytes: never removed")
+            else:
+                result.add("adopt", path, "ours")
         else:
             theirs.add(rel)
             result.add("skip", path, "yours: a path msd ships, with other content; kept")
     made = {d.relative_to(root).as_posix() for d in plan.dirs if d.is_relative_to(root)}
     new.dirs = _our_dirs(root, set(new.files) | {f"{d}/_" for d in made}, theirs)
     new.state = [s.relative_to(root).as_posix() for s in plan.state_files]
+    new.backups = _backups(root, old, new, trusted, result)
     for file in plan.config_files():
-        record = _adopt_config(file, [e for e in plan.entries if e.file == file], result)
+        entries = [e for e in plan.entries if e.file == file]
+        replaced = _replaced(old, new.rel(file), trusted, result, file)
+        record = _adopt_config(file, entries, result, replaced)
         if record is not None:
             record["file"] = new.rel(file)
             new.config.append(record)
@@ -98,6 +142,154 @@ def resolve_adopt(
         new.pristine = sha256_bytes(store)  # so that uninstall takes it away too
     steps.append(Write(new.path, new.to_bytes(), 0o644, barrier=True))
     return steps, new
+
+
+def _salvage(damaged: bytes | None, plan: Plan, bounds: Bounds, shipped: set[str]) -> Manifest:
+    """The records of the damaged manifest that pass its own rules, each checked alone (an
+    empty manifest when nothing can be read). Only files msd ships are looked at, and no more
+    records than a valid manifest may hold: a hostile one costs no more than a real one."""
+    out = Manifest(root=plan.root, runtime=plan.runtime, scope=plan.scope)
+    doc = _members(damaged)
+
+    def ok(part: dict[str, Any]) -> bool:
+        base = {"runtime": plan.runtime, "scope": plan.scope}
+        return problem({**base, **part}, plan.root, bounds) is None
+
+    files = doc.get("files")
+    if isinstance(files, dict):
+        out.files = {
+            rel: rec for rel, rec in files.items() if rel in shipped and ok({"files": {rel: rec}})
+        }
+    backups = doc.get("backups")
+    if isinstance(backups, list) and len(backups) <= MAX_ENTRIES:
+        seen: set[str] = set()
+        for rec in backups:
+            path = rec.get("path") if isinstance(rec, dict) else None
+            if not isinstance(path, str) or path in seen or path not in out.files:
+                continue
+            if ok({"files": {path: out.files[path]}, "backups": [rec]}):
+                out.backups.append(rec)
+                seen.add(path)
+    config = doc.get("config")
+    if isinstance(config, list) and len(config) <= MAX_ENTRIES:
+        for rec in config:
+            ops_in = rec.get("ops") if isinstance(rec, dict) else None
+            if not isinstance(ops_in, list) or len(ops_in) > MAX_OPS:
+                continue
+            head: dict[str, Any] = {k: rec.get(k) for k in ("file", "fmt", "created")}
+            ops = [op for op in rec["ops"] if ok({"config": [{**head, "ops": [op]}]})]
+            if ops and ok({"config": [{**head, "ops": []}]}):
+                out.config.append(
+                    ConfigRecord(
+                        file=head["file"], fmt=head["fmt"], created=head["created"], ops=ops
+                    )
+                )
+    return out
+
+
+def _members(damaged: bytes | None) -> dict[str, Any]:
+    """The complete top-level members of a JSON object, read up to the first damage (a
+    truncated or half-written manifest keeps what comes before the cut)."""
+    if damaged is None:
+        return {}
+    try:
+        text = damaged.decode("utf-8", errors="replace")
+        whole = json.loads(text)
+        return whole if isinstance(whole, dict) else {}
+    except (ValueError, RecursionError):
+        pass
+    decoder = json.JSONDecoder()
+    out: dict[str, Any] = {}
+    i = _skip_ws(text, 0)
+    if not text.startswith("{", i):
+        return {}
+    i += 1
+    try:
+        while True:
+            i = _skip_ws(text, i)
+            key, i = decoder.raw_decode(text, i)
+            i = _skip_ws(text, i)
+            if not isinstance(key, str) or not text.startswith(":", i):
+                return out
+            value, i = decoder.raw_decode(text, _skip_ws(text, i + 1))
+            out[key] = value
+            i = _skip_ws(text, i)
+            if not text.startswith(",", i):
+                return out
+            i += 1
+    except (ValueError, RecursionError):
+        return out
+
+
+def _skip_ws(text: str, i: int) -> int:
+    while i < len(text) and text[i] in " \t\r\n":
+        i += 1
+    return i
+
+
+def _backups(
+    root: Path, old: Manifest, new: Manifest, trusted: bool, result: Result
+) -> list[BackupRecord]:
+    """The damaged manifest's backups of yours that still belong to one of msd's files (as
+    found on disk) and are kept as plain files under ``msd-backups/``; every other file there
+    is named, so that it is never silently left behind."""
+    out: list[BackupRecord] = []
+    named: set[str] = set()
+    for rec in old.backups:
+        rel = rec["path"]
+        if rec.get("link"):
+            if trusted and rel in new.files:
+                out.append(rec)
+                result.add(
+                    "adopt", root / rel, "the symlink of yours it replaced, put back on uninstall"
+                )
+            else:
+                why = (
+                    "msd no longer owns the file" if trusted else "the manifest is not vouched for"
+                )
+                result.notes.append(
+                    f"{rel} was a symlink to {rec['link']!r}: not re-created ({why})"
+                )
+            continue
+        backup = root / rec["backup"]
+        if rel not in new.files or read_plain(backup) is None or backup.is_symlink():
+            continue
+        if not trusted and "mode" in rec:
+            rec = {**rec, "mode": rec["mode"] & 0o777}  # never setuid from here
+        out.append(rec)
+        named.add(rec["backup"])
+        result.add("adopt", backup, f"yours, restored on uninstall: {rel}")
+    for rel in _walk(root, {f"{BACKUPS_DIR}/_"}):
+        if rel not in named:
+            result.add(
+                "skip",
+                root / rel,
+                "yours: kept by an earlier --force, not put back; move it yourself",
+            )
+    return out
+
+
+def _replaced(
+    old: Manifest, rel: str, trusted: bool, result: Result, file: Path
+) -> dict[tuple[tuple[str, ...], str], ConfigOp]:
+    """The damaged manifest's ``replace`` ops in config file ``rel`` (by path and key): the
+    value of yours each one replaced, put back on uninstall, from a trusted manifest only."""
+    out: dict[tuple[tuple[str, ...], str], ConfigOp] = {}
+    for rec in old.config:
+        if rec["file"] != rel:
+            continue
+        for op in rec["ops"]:
+            if op["op"] != "replace":
+                continue
+            if trusted:
+                out[(tuple(op["path"]), op["key"])] = op
+            else:
+                label = op.get("label", op["key"])
+                result.notes.append(
+                    f"{file}: {label}: the value msd replaced is not put back "
+                    "(the damaged manifest is not vouched for by your registry)"
+                )
+    return out
 
 
 def _walk(root: Path, shipped: set[str]) -> list[str]:
@@ -129,7 +321,12 @@ def _our_dirs(root: Path, ours: set[str], theirs: set[str]) -> list[str]:
     return sorted(d for d in dirs if not any(t.startswith(d + "/") for t in theirs))
 
 
-def _adopt_config(file: Path, entries: list[ConfigEntry], result: Result) -> ConfigRecord | None:
+def _adopt_config(
+    file: Path,
+    entries: list[ConfigEntry],
+    result: Result,
+    replaced: dict[tuple[tuple[str, ...], str], ConfigOp] | None = None,
+) -> ConfigRecord | None:
     """Our entries in ``file`` holding exactly this version's value, as recorded ops (with the
     containers that hold nothing else, and ``created`` when nothing else is in the file)."""
     raw = read_file(file)
@@ -154,6 +351,10 @@ def _adopt_config(file: Path, entries: list[ConfigEntry], result: Result) -> Con
             op["ours"] = want
         if entry.kind == MEMBER:
             op["key"] = entry.key
+            was = (replaced or {}).get((tuple(entry.path), entry.key))
+            if was is not None and was["sha256"] == there:  # still the value msd put there
+                op["op"] = "replace"
+                op["previous"] = was["previous"]
         if entry.marker:
             op["marker"] = entry.marker
         ops.append(op)

@@ -20,7 +20,7 @@ from types import FrameType
 
 from ..errors import FileAccessError, MsdError
 from . import handover, lock, manifest
-from .baseline import KnownFiles, resolve_adopt
+from .baseline import KnownFiles, resolve_adopt, vouched
 from .confine import escaping_link, read_plain, show
 from .context import Context
 from .fs import Transaction
@@ -169,7 +169,8 @@ def adopt(
             )
             return result
         python = "" if ctx.is_local else str(ctx.interpreter)
-        steps, _new = resolve_adopt(plan, python, known, damaged, result, [])
+        trusted = vouched(registry, plan.root, damaged, ctx.is_local)
+        steps, _new = resolve_adopt(plan, python, known, damaged, result, [], trusted)
         if tx is not None:
             with _journaled(tx, plan.root, "install"):  # recovery undoes it like one
                 execute(

@@ -17,6 +17,7 @@ from .configedit import check_writable, invert, open_doc, refused
 from .confine import inside, is_regular_file, read_plain, real_target
 from .fs import read_file, sha256_bytes
 from .manifest import FOREIGN_CONFIG, Manifest
+from .manifestcheck import BACKUPS_DIR
 from .patches import kept as kept_patches
 from .pristine import STORE_NAME
 from .report import Result
@@ -60,6 +61,7 @@ def resolve_uninstall(manifest: Manifest, result: Result, fence: Path | None = N
         else:
             result.add("identical", path)
     backups = {b["path"]: b for b in manifest.backups}
+    restored: set[str] = set()
     for rel, file in sorted(manifest.files.items()):
         path = manifest.abs(rel)
         current = read_plain(path)
@@ -72,6 +74,7 @@ def resolve_uninstall(manifest: Manifest, result: Result, fence: Path | None = N
             result.add("skip", path, "it was yours before msd-install: kept")
         elif rel in backups and (restore := restore_steps(manifest, backups[rel])):
             steps.extend(restore)
+            restored.add(backups[rel].get("backup", ""))
             result.add("restore", path)
         elif ours:
             steps.append(Remove(path))
@@ -84,6 +87,8 @@ def resolve_uninstall(manifest: Manifest, result: Result, fence: Path | None = N
     steps.extend(_bytecode_caches(manifest, result))
     for path, why in kept_patches(manifest.root):
         result.add("skip", path, why)
+    for path in _left_backups(manifest.root, restored):
+        result.add("skip", path, "yours, kept aside by an earlier --force: not put back, kept")
     store = manifest.root / STORE_NAME
     data = read_plain(store)
     if data is not None and manifest.pristine and sha256_bytes(data) == manifest.pristine:
@@ -122,6 +127,22 @@ def _bytecode_caches(manifest: Manifest, result: Result) -> list[Step]:
                 caches.add(cache)
     steps.extend(RemoveDirIfEmpty(c) for c in sorted(caches))
     return steps
+
+
+def _left_backups(root: Path, restored: set[str]) -> list[Path]:
+    """Files under ``msd-backups/`` this uninstall does not put back (a record lost with a
+    damaged manifest, a file of msd's you changed since): named, never silently left."""
+    top = root / BACKUPS_DIR
+    if top.is_symlink() or not top.is_dir():
+        return []
+    out: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames.sort()
+        base = Path(dirpath)
+        for name in sorted(filenames) + [d for d in dirnames if (base / d).is_symlink()]:
+            if (base / name).relative_to(root).as_posix() not in restored:
+                out.append(base / name)
+    return out
 
 
 def _depth(rel: str) -> tuple[int, str]:
