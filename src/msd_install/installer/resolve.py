@@ -63,7 +63,9 @@ def resolve_install(
         if new.rel(directory) not in new.dirs:
             new.dirs.append(new.rel(directory))
     # Resolution only reads: an unparsable config file stops the run before any step runs.
-    store = root_store(res, plan.root) if old is not None else None
+    # the pristine store is MSD Core's (--reapply is MSD Core's); a pack keeps none
+    core = not plan.namespace
+    store = root_store(res, plan.root) if old is not None and core else None
     saver = Saver(plan.root, plan.runtime, plan.scope, old.installer_version if old else "")
     bases = pristine.blobs(store)
     for op in plan.files:
@@ -76,7 +78,8 @@ def resolve_install(
         res.ensure_parent(saver.directory / "_")
         res.steps.append(Write(saver.directory / "patch.json", saver.metadata(), None))
         new.patches.append(saver.record())
-    _keep_pristine(plan, new, res, store)
+    if core:
+        _keep_pristine(plan, new, res, store)
     config_steps = resolve_config(plan, old, new, res, result)
     _remove_stale(plan, old, new, res, result)
     _drop_untracked_backups(new, result)
