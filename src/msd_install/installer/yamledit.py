@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from io import StringIO
 from typing import Any, TypeVar
 
-from .tomledit import _delete, _has, _same, _set
+from .tomledit import Node, _delete, _has, _same, _set  # a parsed value: same in both
 
 T = TypeVar("T")
 Key = str | int
@@ -53,31 +53,6 @@ class YamlEditError(ValueError):
 class Inserted:
     text: str
     interior: str | None
-
-
-class Node:
-    __slots__ = ("kind", "value")
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-        self.kind = (
-            "object"
-            if isinstance(value, dict)
-            else ("array" if isinstance(value, list) else "scalar")
-        )
-
-    @property
-    def members(self) -> list[Any]:
-        from .tomledit import Member
-        from .tomledit import Node as TNode
-
-        if not isinstance(self.value, dict):
-            return []
-        return [Member(k, TNode(v)) for k, v in self.value.items()]
-
-    @property
-    def items(self) -> list[Node]:
-        return [Node(v) for v in self.value] if isinstance(self.value, list) else []
 
 
 def _safe(text: str) -> Any:
