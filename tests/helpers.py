@@ -77,7 +77,11 @@ def build(root: Path, spec: dict[str, str | bytes]) -> None:
 
 
 def cli_env(home: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "XDG_"))}
+    # CI is dropped too: the CI runner sets it, and a run that sees it never prompts, so a
+    # test of the prompts on a terminal would pass here and fail there.
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "XDG_")) and k != "CI"
+    }
     env.update(
         HOME=str(home),
         XDG_STATE_HOME=str(home / ".local/state"),
