@@ -110,19 +110,56 @@ def test_upgrade_keeps_edits_and_tuning_migrates_once_and_uninstalls_clean(
     assert {k: v for k, v in after.items() if k not in extra} == before
 
 
-def test_a_changed_file_in_the_old_engine_directory_stays_where_it_is(tmp_path: Path) -> None:
+def test_a_changed_file_in_the_old_engine_directory_is_saved_under_its_new_path(
+    tmp_path: Path,
+) -> None:
+    """A file of msd's you edited that a migration moves is not left behind (the new version
+    would run without your edit): it is saved as a patch set under its new path, with the
+    bytes msd had installed at the old one as its base, and the new version installed."""
     root = install_version(tmp_path, "0.0.2")
     mine = root / "msd/workflows/help.md"
-    changed = mine.read_bytes() + b"\nmy note\n"
+    installed = mine.read_bytes()
+    changed = installed + b"\nmy note\n"
     mine.write_bytes(changed)
-    doc = run_json(CLAUDE, tmp_path)
-    actions = {(a["verb"], a["path"]): a.get("detail", "") for a in doc["results"][0]["actions"]}
-    assert "modified by you: kept" in actions[("skip", str(mine))]
-    assert (root / "msd-core/workflows/help.md").is_file()
-    assert mine.read_bytes() == changed
-    assert run_cli(["--uninstall", *CLAUDE], tmp_path).returncode == 0
-    assert mine.read_bytes() == changed  # the user's, kept
-    assert not (root / "msd-core").exists()
+    proc = run_cli(CLAUDE, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    new = root / "msd-core/workflows/help.md"
+    (patch_set,) = (root / "msd-local-patches").iterdir()
+    user = patch_set / "user/msd-core/workflows/help.md"
+    assert f"backup    ~/.claude/msd-local-patches/{patch_set.name}/user/" in proc.stdout
+    assert "run msd-install --reapply" in proc.stdout
+    assert user.read_bytes() == changed
+    assert (patch_set / "base/msd-core/workflows/help.md").read_bytes() == installed
+    doc = json.loads((patch_set / "patch.json").read_text())
+    assert [e["path"] for e in doc["files"]] == ["msd-core/workflows/help.md"]
+    assert not (root / "msd").exists() and b"my note" not in new.read_bytes()
+    # uninstall: nothing of msd's is left, your saved copy is kept and named
+    proc = run_cli(["--uninstall", *CLAUDE], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "your edits to msd-core/workflows/help.md, saved by an upgrade: kept" in proc.stdout
+    assert sorted(p.name for p in root.iterdir()) == ["msd-local-patches"]
+    assert user.read_bytes() == changed
+
+
+def test_a_moved_edit_without_a_pristine_base_is_saved_for_a_merge_by_hand(
+    tmp_path: Path,
+) -> None:
+    root = install_version(tmp_path, "0.0.2")
+    (root / "msd-pristine.zlib").unlink()  # as an install older than the store left it
+    old = root / "msd/workflows/add-phase.md"  # its text names msd/: this version's differs
+    changed = old.read_bytes() + b"\n# mine\n"
+    old.write_bytes(changed)
+    proc = run_cli(CLAUDE, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "--reapply cannot merge them" in proc.stdout
+    (patch_set,) = (root / "msd-local-patches").iterdir()
+    assert (patch_set / "user/msd-core/workflows/add-phase.md").read_bytes() == changed
+    assert not (patch_set / "base").exists() and not old.exists()
+    doc = json.loads((patch_set / "patch.json").read_text())
+    assert doc["files"][0]["base"] is None
+    proc = run_cli([*CLAUDE, "--reapply"], tmp_path)
+    assert proc.returncode == 1 and "merge msd-local-patches/" in proc.stdout, proc.stdout
+    assert b"# mine" not in (root / "msd-core/workflows/add-phase.md").read_bytes()
 
 
 def test_an_old_install_uninstalls_without_upgrading(tmp_path: Path) -> None:

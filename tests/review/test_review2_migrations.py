@@ -69,12 +69,6 @@ def test_a_migration_newer_than_a_pre_release_install_runs(
     assert ("migrate", root / "new.md") in [(a.verb, a.path) for a in result.actions]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an edit to a file a migration moves (msd/ -> msd-core/) is left behind at the old "
-    "path, not saved as a patch set: --reapply never merges it, and the new version runs "
-    "without it (ownership.md: a file you changed is saved so that --reapply can merge it)",
-)
 def test_an_edit_in_the_old_engine_directory_can_be_reapplied(tmp_path: Path) -> None:
     from helpers import run_cli
     from lifecycle.fixtures import install_version
@@ -89,12 +83,6 @@ def test_an_edit_in_the_old_engine_directory_can_be_reapplied(tmp_path: Path) ->
     assert b"my note: always answer in French" in moved.read_bytes(), proc.stdout
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="0001-secret-guard-renamed: a hook script you edited is not moved, yet the hook "
-    "entry is rewritten to msd's new script: your edit stops applying (exit 0, 'kept') and "
-    "--reapply has nothing to merge",
-)
 def test_an_edited_secret_guard_hook_is_offered_to_reapply(tmp_path: Path) -> None:
     from helpers import run_cli
     from lifecycle.fixtures import install_version

@@ -107,9 +107,16 @@ class _Run:
         is_state = op.src in m.state
         if op.src not in m.files and not is_state:
             return
-        data = read_plain(src) if is_state else self._ours(op.src)
-        if data is None:  # changed by the user: theirs, kept (the install reports it)
+        record = m.files.get(op.src)
+        if not is_state and (record is None or record.get("adopted")):
+            return  # a file that was the user's before msd-install: theirs, where it is
+        data = read_plain(src)
+        if data is None:  # a link or a FIFO of the user's took its place: theirs, kept
             return
+        # a file the user changed moves too, their bytes as they are: the install then finds
+        # it changed at its new path and saves it as a patch set (the bytes msd installed as
+        # its base, from the pristine store), for --reapply to merge into the new version
+        edited = not is_state and record is not None and sha256_bytes(data) != record["sha256"]
         if dst.exists() or dst.is_symlink() or any(b["path"] == op.src for b in m.backups):
             self.result.add("skip", src, f"{why}: not moved, {op.dst} is taken")
             return
@@ -124,7 +131,8 @@ class _Run:
         else:
             m.files[op.dst] = m.files.pop(op.src)
         self.emptied.update(p for p in src.parents if p.is_relative_to(m.root) and p != m.root)
-        self.result.add("migrate", dst, f"{why}: moved from {op.src}")
+        mine = ", with your edits" if edited else ""
+        self.result.add("migrate", dst, f"{why}: moved from {op.src}{mine}")
 
     def _remove(self, op: RemoveIfOurs, why: str) -> None:
         if self._ours(op.rel) is None:

@@ -8,8 +8,10 @@ reformatting a migration module changes nothing for an existing install. ``migra
 them.
 
 Operations, each safe on its own:
-``Move``: a file the manifest records, moved only while it still hashes as ours (a run-time
-state file the manifest lists is ours whatever it holds); the user's changed file stays.
+``Move``: a file the manifest records (or a run-time state file it lists), moved as it is; a
+file the user changed moves with their bytes (the install then saves it as a patch set under
+its new path, so that ``--reapply`` merges the edit); one that was theirs before (adopted)
+stays.
 ``RemoveIfOurs``: removed only while it still hashes as ours.
 ``RenameConfigEntry``: our recorded entry takes a new label (the name a plan entry has).
 ``RewriteValue``: inside our entry (found by its recorded hash or marker), every string

@@ -75,6 +75,7 @@ def resolve_install(
             p for p in old.patches if os.path.lexists(plan.root / PATCHES_DIR / p["set"])
         ]
     if saver.entries:
+        result.notes.append(_saved_note(saver))
         res.ensure_parent(saver.directory / "_")
         res.steps.append(Write(saver.directory / "patch.json", saver.metadata(), None))
         new.patches.append(saver.record())
@@ -113,6 +114,27 @@ VERIFIED_DRY = (
     "the manifest holds exactly what this msd-install writes here: a real run keeps it as "
     "it is, and records it as yours"
 )
+
+
+KEPT_PATCHED = "your edits (merged by --reapply, or customised in the project): kept"
+NO_BASE = (
+    "msd kept no copy of what it had installed there (an older msd-install), so --reapply "
+    "cannot merge them: merge them by hand or with /msd-reapply-patches"
+)
+
+
+def _saved_note(saver: Saver) -> str:
+    where = f"{PATCHES_DIR}/{saver.directory.name}"
+    merge = sum(1 for e in saver.entries if e["base"] is not None)
+    if merge == len(saver.entries):
+        return (
+            f"your edits to {merge} file(s) of msd's are saved in {where}: run msd-install "
+            "--reapply (with the same runtime and scope) to merge them into this version"
+        )
+    return (
+        f"your edits to {len(saver.entries)} file(s) of msd's are saved in {where}; "
+        f"msd-install --reapply merges {merge} of them, the rest by hand (see each backup line)"
+    )
 
 
 def root_store(res: Resolution, root: Path) -> bytes | None:
@@ -252,7 +274,10 @@ def _save_patch(
         res.steps.append(Write(saver.base_copy(rel), base, None))
     saver.add(rel, sha256_bytes(current), old_sha if base is not None else None, op.content)
     res.steps.append(Write(op.path, op.content, op.mode))
-    result.add("backup", user, f"your changes to {rel}, for msd-install --reapply")
+    if base is not None:
+        result.add("backup", user, f"your changes to {rel}, for msd-install --reapply")
+    else:
+        result.add("backup", user, f"your changes to {rel}: {NO_BASE}")
     result.add("update", op.path)
     return True
 

@@ -1,8 +1,9 @@
 """0.1.0: the engine directory moved from ``<root>/msd/`` to ``<root>/msd-core/`` (``msd/``
 was too likely to be a folder of the user's, and ``msd-core`` names what it holds).
 
-Every file of ours under ``msd/`` that the user did not change moves to ``msd-core/`` (the
-install then updates it to this version's text); a changed one stays where it is, theirs.
+Every file of ours under ``msd/`` moves to ``msd-core/`` (the install then updates it to this
+version's text); one the user changed moves with their bytes, and the install saves it as a
+patch set under its new path, for ``--reapply``.
 The update-check cache (run-time state) moves with it. Config values naming the MCP launcher
 under ``msd/`` (the server's args) are rewritten, so a user's tuning of the server entry
 (an env var, say) is kept.
