@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from helpers import run_cli
+from msd_install.errors import PatchError
 from msd_install.installer import engine
 from msd_install.installer.context import Context
 from msd_install.installer.plan import FileOp, Plan
@@ -142,25 +143,42 @@ def test_a_patch_set_committed_to_a_project_is_not_merged_into_a_hook(tmp_path: 
     assert hook.read_bytes() == ours, proc.stdout
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an upgrade saves your edits through a msd-local-patches symlink leading out of "
-    "the root, which --reapply then refuses to read: the edit is saved where reapply never "
-    "looks (and outside the root, unlike backups, which fail closed there)",
-)
-def test_edits_saved_through_a_linked_patches_folder_are_reapplied(tmp_path: Path) -> None:
+def test_edits_are_never_saved_through_a_linked_patches_folder(tmp_path: Path) -> None:
+    """An upgrade used to save your edits through a ``msd-local-patches`` symlink leading out
+    of the root, which ``--reapply`` then refused to read: the edit was saved where reapply
+    never looks. The test accepted either fix; the one chosen is to refuse, before any
+    change, as ``msd-backups/`` fails closed: ``--reapply`` never reads a set through a link
+    (a project can come with one, pointing anywhere), and the save side now follows the same
+    rule (``patches.unusable``) rather than a second, looser one. So the upgrade stops with
+    one line naming the link (exit 4), and your edited file, the manifest and the link's
+    target are left exactly as they were."""
     root = tmp_path / ".claude"
     install(tmp_path, {"msd-core/plan.md": V1, "other.md": OTHER})
     (root / "msd-core/plan.md").write_bytes(MINE)
     elsewhere = tmp_path / "dotfiles/msd-local-patches"  # a dotfile manager's link
     elsewhere.mkdir(parents=True)
     os.symlink(elsewhere, root / "msd-local-patches")
-    install(tmp_path, {"msd-core/plan.md": V2, "other.md": OTHER})
-    saved = list(elsewhere.rglob("user/msd-core/plan.md"))
-    proc = reapply(tmp_path)
-    # expected: either nothing saved out of the root (refused as backups are), or the saved
-    # edit merged back by --reapply; today it is saved there and reapply ignores it
-    assert not saved or (root / "msd-core/plan.md").read_bytes() == MERGED, proc.stdout
+    manifest = (root / "msd-file-manifest.json").read_bytes()
+    with pytest.raises(PatchError) as refused:
+        install(tmp_path, {"msd-core/plan.md": V2, "other.md": OTHER})
+    assert refused.value.path == root / "msd-local-patches"
+    assert "is a symlink" in refused.value.message and "msd-core/plan.md" in refused.value.message
+    assert "nothing was changed" in refused.value.one_line()
+    assert not list(elsewhere.iterdir())
+    assert (root / "msd-core/plan.md").read_bytes() == MINE
+    assert (root / "msd-file-manifest.json").read_bytes() == manifest
+    # the same through the CLI, on a real install whose skill you edited: one line, exit 4
+    home = tmp_path / "cli"
+    home.mkdir()
+    assert run_cli(CLAUDE, home).returncode == 0
+    skill = home / ".claude/skills/msd-help/SKILL.md"
+    skill.write_bytes(skill.read_bytes() + b"\nmine\n")
+    edited = skill.read_bytes()
+    os.symlink(elsewhere, home / ".claude/msd-local-patches")
+    proc = run_cli(CLAUDE, home)
+    assert proc.returncode == 4 and "Traceback" not in proc.stderr, proc.stderr
+    assert "msd-local-patches: is a symlink" in proc.stderr, proc.stderr
+    assert not list(elsewhere.iterdir()) and skill.read_bytes() == edited
 
 
 @pytest.mark.xfail(

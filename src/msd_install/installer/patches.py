@@ -125,15 +125,39 @@ class Saver:
         }
 
 
+def unusable(root: Path) -> str | None:
+    """Why ``<root>/msd-local-patches`` cannot hold patch sets, or None (absent, or a real
+    folder). The one rule of both sides: an upgrade saves no set and ``--reapply`` reads
+    none through a symlink there, wherever it leads (a dotfile manager's link out of the
+    root would put your edits where ``--reapply`` never looks, like ``msd-backups/``)."""
+    try:
+        st = os.lstat(root / PATCHES_DIR)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        return "is a symlink (local patches are saved and read only in a folder of the root)"
+    if not stat.S_ISDIR(st.st_mode):
+        return "is not a folder (local patches are saved and read only in a folder of the root)"
+    return None
+
+
+def refuse_saving(root: Path, why: str, rel: str) -> PatchError:
+    """An upgrade that must save your edits to ``rel`` where ``unusable`` says it cannot:
+    refused before any change."""
+    return PatchError(
+        f"{why}: your edits to {rel} must be saved there before this run replaces it",
+        path=root / PATCHES_DIR,
+        hint="nothing was changed; make it a folder of the root, then run msd-install again",
+    )
+
+
 def listing(root: Path) -> tuple[list[Path], list[Path]]:
     """The patch set folders under ``root`` (oldest first) and anything else found there
     (saved by an older msd-install, or yours). Nothing is followed through a symlink."""
     folder = root / PATCHES_DIR
-    try:
-        st = os.lstat(folder)
-    except FileNotFoundError:
+    if not os.path.lexists(folder):
         return [], []
-    if not stat.S_ISDIR(st.st_mode):
+    if unusable(root) is not None:
         return [], [folder]
     sets, other = [], []
     with os.scandir(folder) as entries:

@@ -33,6 +33,7 @@ from .patches import (
     listing,
     load,
     read_bounded,
+    unusable,
     vouched,
 )
 from .pristine import STORE_NAME, blobs, unpack
@@ -62,8 +63,10 @@ def resolve_reapply(manifest: Manifest, result: Result, *, done: bool) -> list[S
             hint="nothing was changed; run msd-install for this root first",
         )
     directories, other = listing(root)
+    why = unusable(root)  # the same rule an upgrade saves by: nothing through a link
     for path in other:
-        result.add("skip", path, "not a patch set msd-install saved: merge it by hand")
+        text = why if path == root / PATCHES_DIR and why else "not a patch set msd-install saved"
+        result.add("skip", path, f"{text}: merge it by hand")
     sets = _vouched(manifest, result, directories)
     if not sets:
         result.notes.append(f"no local patches to reapply in {root / PATCHES_DIR}")

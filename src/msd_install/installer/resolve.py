@@ -23,7 +23,7 @@ from .context import Context
 from .fs import sha256_bytes
 from .manifest import BackupRecord, Manifest, MigrationRecord
 from .manifestcheck import BACKUPS_DIR, PATCHES_DIR, manifest_name
-from .patches import Saver
+from .patches import Saver, refuse_saving, unusable
 from .plan import FileOp, Plan
 from .report import Result
 from .resolution import Resolution
@@ -257,6 +257,9 @@ def _save_patch(
     """Save the user's edited copy and the bytes it was edited from (when the pristine store
     has them) as part of this run's patch set, then replace the file. False: left alone."""
     saver, bases = patching
+    why = unusable(new.root)
+    if why is not None:  # resolution reads only: nothing has been written yet
+        raise refuse_saving(new.root, why, rel)
     user = saver.user_copy(rel)
     if _aside_blocked(user, op.path, new, res, result):
         return False
