@@ -561,3 +561,77 @@ def test_a_manifest_with_a_malformed_patches_record_is_refused(tmp_path: Path) -
         "its bases"
     ) in proc.stderr
     assert snapshot(tmp_path) == before
+
+
+HOOK = "hooks/msd-secret-read-guard.py"
+HOOK_V1 = b"import sys\n\nBLOCKED = ['.env']\n\nsys.exit(0)\n"
+HOOK_MINE = HOOK_V1.replace(b"['.env']", b"['.env', '.npmrc']")
+HOOK_V2 = HOOK_V1.replace(b"['.env']", b"['.env', '.netrc']")
+
+
+def test_a_conflicted_hook_is_settled_beside_its_set_then_installed(tmp_path: Path) -> None:
+    root = tmp_path / ".claude"
+    install(tmp_path, {HOOK: HOOK_V1, "other.md": OTHER})
+    (root / HOOK).write_bytes(HOOK_MINE)
+    install(tmp_path, {HOOK: HOOK_V2, "other.md": OTHER})
+    (patch_set,) = (root / "msd-local-patches").iterdir()
+    proc = reapply(tmp_path)
+    copy = patch_set / "conflicts" / HOOK
+    shown = f"msd-local-patches/{patch_set.name}/conflicts/{HOOK}"
+    assert proc.returncode == 1 and shown in proc.stdout, proc.stdout
+    assert "--reapply --done" in proc.stdout
+    assert (root / HOOK).read_bytes() == HOOK_V2  # the new version stays live, runnable
+    conflicted = copy.read_bytes()
+    assert b"<<<<<<< yours\n" in conflicted and b"'.npmrc'" in conflicted
+    assert os.stat(copy).st_mode & 0o777 == 0o600
+    # half settled: a later run never overwrites your copy, and installs nothing yet
+    half = conflicted.replace(b"<<<<<<< yours\n", b"<<<<<<< yours (looking at it)\n")
+    copy.write_bytes(half)
+    for extra in ((), ("--done",)):
+        proc = reapply(tmp_path, *extra)
+        assert proc.returncode == 1 and "still has conflict markers" not in proc.stdout
+        assert copy.read_bytes() == half and (root / HOOK).read_bytes() == HOOK_V2
+    uninstall = run_cli(["--uninstall", "--dry-run", *CLAUDE], tmp_path)
+    assert f"~/.claude/{shown}  (the conflicted merge of your edits to {HOOK}" in uninstall.stdout
+    # settled: --done installs it, records it as yours and removes the set
+    settled = HOOK_V1.replace(b"['.env']", b"['.env', '.netrc', '.npmrc']")
+    copy.write_bytes(settled)
+    proc = reapply(tmp_path, "--done")
+    assert proc.returncode == 0, proc.stdout
+    assert (root / HOOK).read_bytes() == settled
+    assert not (root / "msd-local-patches").exists()
+    assert run_cli([*CLAUDE, "--reapply"], tmp_path).returncode == 0
+    install(tmp_path, {HOOK: HOOK_V2, "other.md": OTHER})  # a reinstall keeps it, yours
+    assert (root / HOOK).read_bytes() == settled
+    assert not (root / "msd-local-patches").exists()
+
+
+def test_a_settled_hook_conflict_killed_at_each_change_is_rolled_back(tmp_path: Path) -> None:
+    root = tmp_path / ".claude"
+    install(tmp_path, {HOOK: HOOK_V1, "other.md": OTHER})
+    (root / HOOK).write_bytes(HOOK_MINE)
+    install(tmp_path, {HOOK: HOOK_V2, "other.md": OTHER})
+    (patch_set,) = (root / "msd-local-patches").iterdir()
+    assert reapply(tmp_path).returncode == 1
+    settled = HOOK_V1.replace(b"['.env']", b"['.env', '.netrc', '.npmrc']")
+    (patch_set / "conflicts" / HOOK).write_bytes(settled)
+    before = snapshot(tmp_path)
+    for k in (1, 2, 4):
+        killed = run_cli(
+            [*CLAUDE, "--reapply", "--done"], tmp_path, MSD_INSTALL_TEST_SIGNAL=f"{k}:KILL"
+        )
+        assert killed.returncode == -9
+        assert reapply(tmp_path, "--dry-run").returncode == 0
+        assert snapshot(tmp_path) == before, k
+    assert reapply(tmp_path, "--done").returncode == 0
+    assert (root / HOOK).read_bytes() == settled and not patch_set.exists()
+
+
+def test_only_a_markdown_file_gets_conflict_markers_live() -> None:
+    from msd_install.installer.conflicted import markers_live
+
+    assert markers_live("skills/msd-help/SKILL.md", 0o644)
+    assert markers_live("rules/msd.mdc", 0o644)
+    for rel in (HOOK, "hooks/x.sh", "msd-core/bin/msd-tools", "commands/msd/help.toml"):
+        assert not markers_live(rel, 0o644), rel
+    assert not markers_live("msd-core/bin/run.md", 0o755)  # executable: run, not read

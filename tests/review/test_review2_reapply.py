@@ -181,11 +181,6 @@ def test_edits_are_never_saved_through_a_linked_patches_folder(tmp_path: Path) -
     assert not list(elsewhere.iterdir()) and skill.read_bytes() == edited
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a conflict in a hook script is written into the live script with <<<<<<< markers: "
-    "the hook no longer parses, so a guard hook stops guarding until you settle it",
-)
 def test_a_conflicted_merge_never_leaves_a_live_hook_script_unparsable(tmp_path: Path) -> None:
     hook = "hooks/msd-secret-read-guard.py"
     v1 = b"import sys\n\nBLOCKED = ['.env']\n\nsys.exit(0)\n"

@@ -27,6 +27,7 @@ from typing import Any, TypedDict
 from .. import __version__
 from ..errors import MsdError, PatchError
 from .confine import control_char, read_beneath, rel_problem, show
+from .conflicted import aside
 from .manifest import PatchRecord
 from .manifestcheck import MAX_ENTRIES, PATCHES_DIR, SET_NAME, fold
 
@@ -285,6 +286,10 @@ def kept(root: Path) -> list[tuple[Path, str]]:
             user = directory / entry["user"]
             if os.path.lexists(user):
                 out.append((user, f"your edits to {entry['path']}, saved by an upgrade: kept"))
+            merged = directory / aside(entry["path"])
+            if os.path.lexists(merged):
+                why = f"the conflicted merge of your edits to {entry['path']}, to settle: kept"
+                out.append((merged, why))
     out.extend((path, "yours, in msd-local-patches/: kept") for path in other)
     return out
 

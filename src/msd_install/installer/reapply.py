@@ -4,7 +4,9 @@ For each file of each patch set (oldest first): base = the bytes msd had install
 edited it (``base/<path>``), yours = your copy (``user/<path>``), new = what the upgrade
 installed (the file as it is, which must still hash as the manifest says, or, for a file
 merged before, its bytes from the pristine store). A clean merge is written (``update``);
-one with conflicts is written with markers (``conflict``, exit 1). The manifest then records
+one with conflicts is written with markers (``conflict``, exit 1): into the file itself only
+when it is Markdown, else beside the set (``conflicted``), the new version staying live until
+you settle it there. The manifest then records
 the merged bytes (``patched``): your file, kept by reinstall, uninstall and ``--check``. A file
 that changed since the upgrade is left alone (``conflict``: merge it by hand). The sets stay
 until ``--done``, which removes each set whose every file is merged (nothing else) and takes
@@ -21,6 +23,7 @@ from pathlib import Path
 from .. import __version__
 from ..errors import PatchError
 from .confine import read_plain
+from .conflicted import aside, has_markers, markers_live
 from .fs import sha256_bytes
 from .manifest import Manifest
 from .manifestcheck import PATCHES_DIR
@@ -38,7 +41,7 @@ from .patches import (
 )
 from .pristine import STORE_NAME, blobs, unpack
 from .report import Result
-from .steps import Remove, RemoveDirIfEmpty, Step, Write
+from .steps import MakeDir, Remove, RemoveDirIfEmpty, Step, Write, missing_dirs
 
 
 @dataclass
@@ -51,6 +54,7 @@ class Reapply:
     settled: dict[str, str] = field(default_factory=dict)  # --done: your edits since a merge
     edited: dict[str, str] = field(default_factory=dict)  # set -> a saved copy you changed
     steps: list[Step] = field(default_factory=list)
+    planned: set[Path] = field(default_factory=set)  # folders this run makes (conflicts/)
 
 
 def resolve_reapply(manifest: Manifest, result: Result, *, done: bool) -> list[Step]:
@@ -82,7 +86,11 @@ def resolve_reapply(manifest: Manifest, result: Result, *, done: bool) -> list[S
     removals: list[Step] = []
     for patch_set in sets:
         shown = f"{PATCHES_DIR}/{patch_set.name}"
-        links = [link for e in patch_set.doc["files"] if (link := _linked(patch_set, e))]
+        links = [
+            link
+            for e in patch_set.doc["files"]
+            if (link := _linked(patch_set, e["user"], e["base"], aside(e["path"])))
+        ]
         if done and links:
             result.add("skip", patch_set.directory, f"kept: {links[0]}, not followed")
         elif done and patch_set.name in run.edited:
@@ -150,7 +158,7 @@ def _file(run: Reapply, patch_set: PatchSet, entry: PatchEntry) -> bool:
     if record is None or record.get("adopted"):
         result.add("skip", path, f"no longer one of msd's files; your copy stays in {shown}")
         return False
-    link = _linked(patch_set, entry)
+    link = _linked(patch_set, entry["user"], entry["base"])
     if link is not None:
         result.add("conflict", path, f"not read: {link} on the way to your saved copy {shown}")
         return False
@@ -184,6 +192,8 @@ def _file(run: Reapply, patch_set: PatchSet, entry: PatchEntry) -> bool:
     if outcome.content == new:
         result.add("identical", path, "your edits are in this version already")
         return True
+    if outcome.conflicts and not markers_live(rel, record.get("mode", 0o644)):
+        return _set_aside(run, patch_set, rel, outcome.conflicts, (outcome.content, new))
     run.merged[rel] = outcome.content
     if outcome.conflicts:
         result.add(
@@ -218,11 +228,51 @@ def _merged_before(
         result.add("skip", path, "merged before, and changed by you since: kept")
         return True
     new = run.store.get(record["sha256"])
-    if new is not None and merge(*sides, new).conflicts:
+    again = merge(*sides, new) if new is not None else None
+    if again is not None and again.conflicts and has_markers(current):
         result.add("conflict", path, "merged before; its conflict markers are still there")
         return False
     result.add("identical", path, "your edits are merged already")
     return True
+
+
+def _set_aside(
+    run: Reapply, patch_set: PatchSet, rel: str, count: int, merged: tuple[bytes, bytes]
+) -> bool:
+    """A conflicted merge of a file the runtime runs or parses (``conflicted``): the new
+    version stays live, the merge goes to ``conflicts/<rel>`` in the set; once you have
+    settled it there (no marker line left), it is installed. True when it is."""
+    result, path = run.result, run.manifest.abs(rel)
+    content, new = merged
+    copy = patch_set.directory / aside(rel)
+    shown = f"{PATCHES_DIR}/{patch_set.name}/{aside(rel)}"
+    link = _linked(patch_set, aside(rel))
+    if link is not None:
+        result.add("conflict", path, f"not written: {link} on the way to {shown}")
+        return False
+    settled = None
+    if os.path.lexists(copy):  # yours from now on: never overwritten
+        settled = read_bounded(run.manifest.root, copy, MAX_COPY)
+    if settled is not None and not has_markers(settled):
+        if settled == new:
+            result.add("identical", path, f"you settled {shown} as this version")
+        else:
+            run.merged[rel] = settled
+            result.add("update", path, f"your settled merge from {shown} installed")
+        return True
+    if settled is None:
+        for directory in missing_dirs(copy, run.planned):
+            run.planned.add(directory)
+            run.steps.append(MakeDir(directory))
+        run.steps.append(Write(copy, content, 0o600))
+    result.add(
+        "conflict",
+        path,
+        f"{count} conflict(s) between your edits and this version, which stays live (a file "
+        f"the runtime runs or parses never gets conflict markers); the merge is in {shown}: "
+        "settle the <<<<<<< ... >>>>>>> lines there, then run msd-install --reapply --done",
+    )
+    return False
 
 
 def _base(root: Path, patch_set: PatchSet, entry: PatchEntry) -> bytes | None:
@@ -233,11 +283,12 @@ def _base(root: Path, patch_set: PatchSet, entry: PatchEntry) -> bytes | None:
     return data if sha256_bytes(data) == entry["base_sha256"] else None
 
 
-def _linked(patch_set: PatchSet, entry: PatchEntry) -> str | None:
-    """The first folder on the way to the entry's saved copies that is a symlink (named as
-    a line), or None: a set is never read or removed through one, wherever it leads (a
-    ``user/`` linked back to the root would have --done remove msd's merged file)."""
-    for rel in (entry["user"], entry["base"]):
+def _linked(patch_set: PatchSet, *rels: str | None) -> str | None:
+    """The first folder on the way to the set's files ``rels`` (an entry's saved copies, its
+    conflicted merge) that is a symlink (named as a line), or None: a set is never read,
+    written or removed through one, wherever it leads (a ``user/`` linked back to the root
+    would have --done remove msd's merged file)."""
+    for rel in rels:
         probe = patch_set.directory
         for part in [] if rel is None else rel.split("/")[:-1]:
             probe = probe / part
@@ -256,10 +307,12 @@ def _removal(patch_set: PatchSet) -> list[Step]:
     steps: list[Step] = []
     folders: set[Path] = {patch_set.directory}
     for entry in patch_set.doc["files"]:
-        for rel in (entry["user"], entry["base"]):
+        for rel in (entry["user"], entry["base"], aside(entry["path"])):
             if rel is None:
                 continue
             path = patch_set.directory / rel
+            if rel == aside(entry["path"]) and not os.path.lexists(path):
+                continue
             steps.append(Remove(path))
             folders.update(p for p in path.parents if p.is_relative_to(patch_set.directory))
     steps.append(Remove(patch_set.directory / PATCH_FILE))
