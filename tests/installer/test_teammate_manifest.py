@@ -5,6 +5,7 @@ differs in anything this run would not write itself stays foreign and is rewritt
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 from pathlib import Path
@@ -138,3 +139,38 @@ def test_ours_exactly_refuses_anything_else(change) -> None:  # type: ignore[no-
     ops = _ops()
     change(ops)
     assert not ours_exactly(ops, [ENTRY, SERVER])  # type: ignore[arg-type]
+
+
+def test_a_file_the_team_customised_is_kept_by_a_teammates_reinstall(tmp_path: Path) -> None:
+    alice, bob, project = tmp_path / "alice", tmp_path / "bob", tmp_path / "project"
+    for d in (alice, bob, project):
+        d.mkdir()
+    _git(project, "init", "-q")
+    args = ["--claude", "--local", "--yes"]
+    assert run_cli(args, alice, cwd=project).returncode == 0
+    skill = project / ".claude/skills/msd-quick/SKILL.md"
+    custom = skill.read_bytes() + b"\nTeam rule: our ADRs live in docs/adr.\n"
+    skill.write_bytes(custom)
+    _git(project, "add", "-A")
+    _git(project, "commit", "-qm", "msd, customised")
+    check = run_cli([*args, "--check"], bob, cwd=project)  # before Bob's first run: no drift
+    assert check.returncode == 0 and "customised in the project" in check.stdout, check.stdout
+    first = run_cli(args, bob, cwd=project)
+    assert first.returncode == 0, first.stderr
+    line = "  kept      .claude/skills/msd-quick/SKILL.md  (customised in the project: kept"
+    assert line in first.stdout.replace(str(project) + "/", ""), first.stdout
+    assert skill.read_bytes() == custom and not (project / ".claude/msd-local-patches").exists()
+    # the one change in the project: the manifest records the file as customised
+    assert _git(project, "status", "--porcelain") == " M .claude/msd-file-manifest.json\n"
+    manifest = json.loads((project / ".claude/msd-file-manifest.json").read_text())
+    record = manifest["files"]["skills/msd-quick/SKILL.md"]
+    assert record["patched"] == hashlib.sha256(custom).hexdigest()
+    check = run_cli([*args, "--check"], bob, cwd=project)
+    assert check.returncode == 0 and "msd-quick" not in check.stdout, check.stdout
+    again = run_cli(args, bob, cwd=project)
+    assert again.returncode == 0 and "kept      " not in again.stdout, again.stdout
+    assert skill.read_bytes() == custom
+    gone = run_cli([*args, "--uninstall"], bob, cwd=project)
+    assert gone.returncode == 0, gone.stderr
+    assert skill.read_bytes() == custom  # the team's now: uninstall leaves it
+    assert "msd-quick/SKILL.md  (modified by you: kept)" in gone.stdout

@@ -195,13 +195,6 @@ def test_a_conflicted_merge_never_leaves_a_live_hook_script_unparsable(tmp_path:
     compile(script, hook, "exec")  # SyntaxError today: the markers are in the script
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a teammate's reinstall of the same version under a foreign (committed) manifest "
-    "replaces a project file the team customised (it no longer hashes as msd's) and moves "
-    "the customisation to msd-local-patches/, while the note says the manifest is 'kept as "
-    "it is'",
-)
 def test_a_teammates_reinstall_keeps_a_customised_committed_file(tmp_path: Path) -> None:
     alice, bob, project = tmp_path / "alice", tmp_path / "bob", tmp_path / "proj"
     for folder in (alice, bob, project):

@@ -217,12 +217,20 @@ def _resolve_file(
         result.add("update", op.path)
     elif record is not None and record.get("patched") == sha256_bytes(current):
         if want_sha == record["sha256"]:
-            # the user's edits, merged by --reapply into this very version: theirs now
-            result.add("skip", op.path, "your edits, merged by --reapply: kept")
+            # the user's edits, merged by --reapply into this very version (or the team's
+            # customisation of it, committed with a project): theirs now
+            result.add("skip", op.path, KEPT_PATCHED)
             new.files[rel] = record
             return
         if not _save_patch(op, rel, current, record["sha256"], new, res, result, patching):
             return
+    elif record is not None and _foreign(old) and record["sha256"] == want_sha:
+        # under a manifest that came with the project, a file that no longer hashes as what
+        # this same version writes is the team's customisation, committed with it: kept as
+        # it is and recorded as theirs, like an edit merged by --reapply (``patched``)
+        result.add("kept", op.path, "customised in the project: kept, recorded as yours")
+        new.files[rel] = {"sha256": want_sha, "mode": op.mode, "patched": sha256_bytes(current)}
+        return
     elif record is not None:
         if not _save_patch(op, rel, current, record["sha256"], new, res, result, patching):
             return
@@ -242,6 +250,10 @@ def _resolve_file(
         res.not_installed.add(op.path)
         return
     new.files[rel] = {"sha256": want_sha, "mode": op.mode}
+
+
+def _foreign(old: Manifest | None) -> bool:
+    return old is not None and not old.trusted
 
 
 def _save_patch(
