@@ -635,3 +635,22 @@ def test_only_a_markdown_file_gets_conflict_markers_live() -> None:
     for rel in (HOOK, "hooks/x.sh", "msd-core/bin/msd-tools", "commands/msd/help.toml"):
         assert not markers_live(rel, 0o644), rel
     assert not markers_live("msd-core/bin/run.md", 0o755)  # executable: run, not read
+
+
+def test_a_settled_hook_merge_you_copied_in_yourself_is_taken_as_the_merge(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / ".claude"
+    install(tmp_path, {HOOK: HOOK_V1, "other.md": OTHER})
+    (root / HOOK).write_bytes(HOOK_MINE)
+    install(tmp_path, {HOOK: HOOK_V2, "other.md": OTHER})
+    (patch_set,) = (root / "msd-local-patches").iterdir()
+    assert reapply(tmp_path).returncode == 1
+    settled = HOOK_V1.replace(b"['.env']", b"['.env', '.netrc', '.npmrc']")
+    (patch_set / "conflicts" / HOOK).write_bytes(settled)
+    shutil.copyfile(patch_set / "conflicts" / HOOK, root / HOOK)  # by hand, as you might
+    proc = reapply(tmp_path, "--done")
+    assert proc.returncode == 0 and "your settled merge is in place" in proc.stdout, proc.stdout
+    assert (root / HOOK).read_bytes() == settled and not patch_set.exists()
+    install(tmp_path, {HOOK: HOOK_V2, "other.md": OTHER})  # recorded as yours: kept
+    assert (root / HOOK).read_bytes() == settled

@@ -190,3 +190,19 @@ def test_an_interrupted_upgrade_rolls_the_migrations_back(tmp_path: Path, k: int
     assert proc.returncode == 130, proc.stderr
     assert snapshot_but_registry(tmp_path) == before
     assert run_json(CLAUDE, tmp_path)["exit_code"] == 0  # and the next run migrates
+
+
+@pytest.mark.parametrize("k", [1, 209, 304, 308, 331])  # the move, the copies, patch.json
+def test_an_upgrade_killed_while_saving_a_moved_edit_is_rolled_back(tmp_path: Path, k: int) -> None:
+    root = install_version(tmp_path, "0.0.2")
+    mine = root / "msd/workflows/help.md"
+    changed = mine.read_bytes() + b"\nmy note\n"
+    mine.write_bytes(changed)
+    before = snapshot_but_registry(tmp_path)
+    killed = run_cli(CLAUDE, tmp_path, MSD_INSTALL_TEST_SIGNAL=f"{k}:KILL")
+    assert killed.returncode == -9, killed.stderr
+    assert run_cli([*CLAUDE, "--dry-run"], tmp_path).returncode == 0  # recovers first
+    assert snapshot_but_registry(tmp_path) == before
+    assert run_cli(CLAUDE, tmp_path).returncode == 0
+    assert run_cli([*CLAUDE, "--reapply"], tmp_path).returncode == 0
+    assert b"my note" in (root / "msd-core/workflows/help.md").read_bytes()

@@ -185,6 +185,8 @@ def _file(run: Reapply, patch_set: PatchSet, entry: PatchEntry) -> bool:
             result.add("conflict", path, "missing: run msd-install to put it back, then --reapply")
             return False
         if sha256_bytes(current) != record["sha256"]:
+            if record.get("patched") is None and _copied_in(run, patch_set, rel, current):
+                return True
             return _merged_before(run, path, record.get("patched"), current, (base, yours))
         new = current
     label = f"{manifest.runtime} {__version__}"
@@ -233,6 +235,19 @@ def _merged_before(
         result.add("conflict", path, "merged before; its conflict markers are still there")
         return False
     result.add("identical", path, "your edits are merged already")
+    return True
+
+
+def _copied_in(run: Reapply, patch_set: PatchSet, rel: str, current: bytes) -> bool:
+    """Did you copy your settled merge from ``conflicts/<rel>`` over the file yourself?
+    Then it is the merge: recorded as yours, the set done with it."""
+    copy = patch_set.directory / aside(rel)
+    if _linked(patch_set, aside(rel)) is not None or not os.path.lexists(copy):
+        return False
+    if read_bounded(run.manifest.root, copy, MAX_COPY) != current or has_markers(current):
+        return False
+    run.settled[rel] = sha256_bytes(current)
+    run.result.add("identical", run.manifest.abs(rel), "your settled merge is in place")
     return True
 
 
