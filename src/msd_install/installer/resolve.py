@@ -75,7 +75,8 @@ def resolve_install(
             p for p in old.patches if os.path.lexists(plan.root / PATCHES_DIR / p["set"])
         ]
     if saver.entries:
-        result.notes.append(_saved_note(saver))
+        if not result.dry_run:  # a dry run's backup lines say what would be saved
+            result.notes.append(_saved_note(saver))
         res.ensure_parent(saver.directory / "_")
         res.steps.append(Write(saver.directory / "patch.json", saver.metadata(), None))
         new.patches.append(saver.record())
