@@ -12,7 +12,18 @@ from hookkit import HOOKS_DIR
 
 CLAUDE_EVENTS = {"statusLine", "PreToolUse", "PostToolUse", "SessionStart"}
 CLAUDE_TOOLS = {"Read", "Write", "Edit", "Bash", "Grep", "Glob"}
-LIGHT_MODULES = {"__future__", "json", "os", "re", "sys", "time", "fnmatch", "itertools", "stat"}
+LIGHT_MODULES = {
+    "__future__",
+    "_json",
+    "json",
+    "os",
+    "re",
+    "sys",
+    "time",
+    "fnmatch",
+    "itertools",
+    "stat",
+}
 # Modules a hook may import lazily, inside the one branch that needs them.
 LAZY_MODULES = {
     "_signal",  # signal's C module (signal itself costs 1 ms of enum wrappers): the guard's alarm
