@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 
 def _load(accelerated: bool) -> types.ModuleType:
-    path = str(HOOKS_DIR / "msd-context-monitor.py")  # any hook: each inlines the block
+    path = str(HOOKS_DIR / "msd-context-monitor-code.py")  # any hook: each inlines the block
     loader = importlib.machinery.SourceFileLoader(f"hook_json_{accelerated}", path)
     module = types.ModuleType(loader.name)
     module.__file__ = path
