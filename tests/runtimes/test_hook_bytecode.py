@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import run_cli, snapshot
 
+from helpers import run_cli, snapshot
 from msd_install.payload.hookcode import CODE_SUFFIX
 from msd_install.runtimes import ADAPTERS
 
