@@ -12,6 +12,7 @@ import importlib.machinery
 import json
 import math
 import types
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -140,3 +141,72 @@ def test_a_hook_that_prints_json_imports_neither_json_nor_re(tmp_path: Any) -> N
     assert json.loads(proc.stdout)
     imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
     assert not imported & {"json", "re", "json.decoder", "enum"}, sorted(imported)
+
+
+MALFORMED = ['{"a" 1}', '{"a": {"b": 1}', '"abc', "[1 2]", "{1: 2}", '"\\q"', '{"a": 1,}', "[", "{"]
+
+
+def test_malformed_json_is_a_value_error_where_json_was_never_imported() -> None:
+    """Hooks run as ``python -I -S`` and never import json. There, on Python 3.10 and 3.11,
+    _json reports a syntax error as a SystemError (it looks json.decoder up without
+    importing it): a hook that catches ValueError then died, and a guard let the call run."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, types\n"
+        "from importlib.machinery import SourceFileLoader\n"
+        "path = sys.argv[1]\n"
+        "m = types.ModuleType('probe')\n"
+        "m.__file__ = path\n"
+        "SourceFileLoader('probe', path).exec_module(m)\n"
+        "assert 'json' not in sys.modules\n"
+        "for text in sys.argv[2:]:\n"
+        "    try:\n"
+        "        m.json_loads(text)\n"
+        "    except ValueError:\n"
+        "        print('ValueError')\n"
+        "    except BaseException as exc:\n"
+        "        print(type(exc).__name__)\n"
+        "    else:\n"
+        "        print('parsed')\n"
+    )
+    code = str(HOOKS_DIR / "msd-context-monitor-code.py")
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", probe, code, *MALFORMED],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["ValueError"] * len(MALFORMED)
+
+
+def test_the_guard_blocks_a_read_of_env_sent_in_pieces(tmp_path: Path) -> None:
+    """A first chunk that ends in "}" is parsed early (the object may be complete); a partial
+    object must read as "not yet", and the whole call is then judged: blocked."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / ".env").write_text("TOKEN=x\n")
+    event = {"session_id": "s", "cwd": str(tmp_path), "hook_event_name": "PreToolUse"}
+    event |= {"tool_name": "Bash", "tool_input": {"command": "cat .env; echo '{x}'"}}
+    text = json.dumps(event).encode()
+    cut = text.index(b"}") + 1  # the first piece ends inside the object, with a "}"
+    proc = subprocess.Popen(
+        [sys.executable, "-I", "-S", str(HOOKS_DIR / "msd-secret-read-guard.py")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env={"HOME": str(tmp_path), "PATH": os.environ.get("PATH", "")},
+    )
+    assert proc.stdin is not None
+    proc.stdin.write(text[:cut])
+    proc.stdin.flush()
+    time.sleep(0.3)  # the hook sees a pause after a "}": it tries to parse
+    proc.stdin.write(text[cut:])
+    proc.stdin.close()
+    assert proc.wait(timeout=30) == 2, proc.stderr.read() if proc.stderr else ""
