@@ -7,6 +7,7 @@ second loads it), and uninstall then gives back the exact tree from before the i
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -75,3 +76,75 @@ def test_an_edited_hook_runs_as_edited(tmp_path: Path) -> None:
     code = launcher.with_name("msd-session-state" + CODE_SUFFIX)
     code.write_text('import sys\nsys.stdout.write("edited " + __name__ + " " + __file__)\n')
     assert _run(launcher, home).stdout == f"edited __main__ {code}"
+
+
+def _read_env(launcher: Path, project: Path) -> subprocess.CompletedProcess[str]:
+    event = {"session_id": "s", "cwd": str(project), "hook_event_name": "PreToolUse"}
+    event |= {"tool_name": "Read", "tool_input": {"file_path": str(project / ".env")}}
+    return subprocess.run(
+        [sys.executable, "-I", "-S", str(launcher)],
+        input=json.dumps(event),
+        capture_output=True,
+        text=True,
+        cwd=project,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize("damage", ["missing", "syntax error", "directory", "dangling link"])
+def test_a_guard_whose_code_cannot_be_loaded_fails_closed(tmp_path: Path, damage: str) -> None:
+    home, project = tmp_path / "home", tmp_path / "proj"
+    project.mkdir(parents=True)
+    (project / ".env").write_text("TOKEN=x\n")
+    home.mkdir()
+    assert run_cli(["--claude", "--global", "--yes"], home).returncode == 0
+    launcher = home / ".claude/hooks/msd-secret-read-guard.py"
+    assert _read_env(launcher, project).returncode == 2  # intact: blocked by the guard
+    code = launcher.with_name("msd-secret-read-guard" + CODE_SUFFIX)
+    code.unlink()
+    if damage == "syntax error":
+        code.write_text("def (:\n")
+    elif damage == "directory":
+        code.mkdir()
+    elif damage == "dangling link":
+        code.symlink_to(tmp_path / "nowhere.py")
+    proc = _read_env(launcher, project)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("MSD hook msd-secret-read-guard-code.py cannot be loaded (")
+
+
+@pytest.mark.parametrize("damage", ["truncated", "not code", "empty"])
+def test_a_damaged_bytecode_cache_is_passed_over(tmp_path: Path, damage: str) -> None:
+    home, project = tmp_path / "home", tmp_path / "proj"
+    project.mkdir(parents=True)
+    (project / ".env").write_text("TOKEN=x\n")
+    (project / "notes.txt").write_text("hello\n")
+    home.mkdir()
+    assert run_cli(["--claude", "--global", "--yes"], home).returncode == 0
+    launcher = home / ".claude/hooks/msd-secret-read-guard.py"
+    assert _read_env(launcher, project).returncode == 2  # writes the cache
+    (cache,) = (launcher.parent / "__pycache__").glob("msd-secret-read-guard-code.*.pyc")
+    data = cache.read_bytes()
+    import marshal
+
+    body = {"truncated": data[16:116], "not code": marshal.dumps(42), "empty": b""}[damage]
+    cache.write_bytes(data[:16] + body)  # the header still matches the source
+    proc = _read_env(launcher, project)
+    assert proc.returncode == 2 and ".env" in proc.stderr, proc.stderr  # still guarding
+    other = subprocess.run(
+        [sys.executable, "-I", "-S", str(launcher)],
+        input=json.dumps(
+            {
+                "session_id": "s",
+                "cwd": str(project),
+                "hook_event_name": "PreToolUse",
+                "tool_name": "Read",
+                "tool_input": {"file_path": str(project / "notes.txt")},
+            }
+        ),
+        capture_output=True,
+        text=True,
+        cwd=project,
+        timeout=60,
+    )
+    assert other.returncode == 0, other.stderr

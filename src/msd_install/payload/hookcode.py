@@ -8,12 +8,20 @@ launcher of a few lines that loads ``hooks/msd-<name>-code.py`` through the impo
 runs it as ``__main__``:
 
 - the first call compiles the code and writes its bytecode beside it (where the folder is
-  writable); every later call loads that bytecode, checked against the source's size and time
-  by Python itself, so an edited or upgraded hook is compiled again, never run stale;
+  writable); every later call loads that bytecode, checked against the source by Python
+  itself, so an edited or upgraded hook is compiled again;
 - another interpreter (a committed project install run by another ``python3``) has its own
   cache file: nothing breaks, the first call compiles;
 - the code runs with ``__name__ == "__main__"`` and ``__file__`` naming the code file, in the
-  same folder, so everything it finds relative to itself is where it was.
+  same folder, so everything it finds relative to itself is where it was;
+- a damaged cache file is passed over (the source is compiled instead), and code that cannot
+  be loaded at all (missing, unreadable, a syntax error) stops the call with exit 2 and one
+  line on stderr: a guard fails closed, as it did when a missing script made Python exit 2.
+
+Python checks a cache file against the source's size and modification time (whole seconds),
+as for every module: an edit of the same size in the same second as the compile it follows
+could run the previous code once more, until the next change. Installs and upgrades write
+through msd-install, which removes the caches of the files it replaces or removes.
 
 ``msd-install --uninstall`` removes the bytecode files compiled from the files it installed
 (installer/uninstall.py), as it already did for the MCP server's package. Helper scripts that
@@ -36,7 +44,8 @@ _LAUNCHER = '''#!/usr/bin/env python3
 
 Python compiles a script on every start but keeps the bytecode of a file it imports: this
 launcher loads CODE through the import system, which caches it in __pycache__/ (removed by
-msd-install --uninstall), and runs it as the script.
+msd-install --uninstall), and runs it as the script. A damaged cache is passed over; code that
+cannot be loaded at all stops the call (exit 2), as a missing hook script would.
 """
 
 import os
@@ -48,9 +57,20 @@ CODE = "{code}"
 
 def main() -> None:
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), CODE)
-    code = SourceFileLoader("__main__", path).get_code("__main__")
+    loader = SourceFileLoader("__main__", path)
+    try:
+        code = loader.get_code("__main__")
+    except Exception:  # a damaged cache, or a source that cannot be read: tried again below
+        code = None
     if code is None:
-        sys.exit(f"{{CODE}}: no code to run")
+        try:
+            code = compile(loader.get_data(path), path, "exec", dont_inherit=True)
+        except Exception as exc:
+            sys.stderr.write(
+                f"MSD hook {{CODE}} cannot be loaded ({{type(exc).__name__}}: {{exc}}); "
+                "install MSD Core again with msd-install to repair it\\n"
+            )
+            sys.exit(2)
     exec(code, {{"__name__": "__main__", "__file__": path}})
 
 
