@@ -148,3 +148,53 @@ def test_a_damaged_bytecode_cache_is_passed_over(tmp_path: Path, damage: str) ->
         timeout=60,
     )
     assert other.returncode == 0, other.stderr
+
+
+def test_an_upgrade_that_drops_a_hook_removes_what_python_compiled_from_it(
+    tmp_path: Path,
+) -> None:
+    """A version that shipped one more hook, run once; the next version no longer ships it:
+    the script goes, and so does its bytecode (uninstall then leaves nothing behind)."""
+    import dataclasses
+    import py_compile
+    from importlib.util import cache_from_source
+
+    from lifecycle.fixtures import context
+    from msd_install.installer import engine
+    from msd_install.installer.plan import FileOp
+    from msd_install.payload import load
+
+    home = tmp_path / "home"
+    home.mkdir()
+    before = snapshot(home)
+    ctx = context(home)
+    plan = ADAPTERS["claude"].plan(ctx, load())
+    gone = plan.root / "hooks" / ("msd-gone" + CODE_SUFFIX)
+    older = dataclasses.replace(plan, files=(*plan.files, FileOp(gone, b"print(1)\n", 0o755)))
+    engine.install(older, ctx)
+    compiled = Path(cache_from_source(str(gone)))
+    py_compile.compile(str(gone), cfile=str(compiled), doraise=True)  # as its first run did
+    mine = compiled.with_name("msd-gone-code.my-notes.pyc")  # named like one, but not Python's
+    mine.write_bytes(b"mine")
+    proc = run_cli(["--claude", "--global", "--yes"], home)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert not gone.exists() and not compiled.exists()
+    assert "compiled from an msd file" in proc.stdout + proc.stderr or "removed" in proc.stdout
+    assert mine.read_bytes() == b"mine"
+    mine.unlink()
+    assert run_cli(["--claude", "--global", "--yes", "--uninstall"], home).returncode == 0
+    assert snapshot(home) == before
+
+
+def test_uninstall_keeps_a_file_in_pycache_that_python_did_not_name(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    assert run_cli(["--claude", "--global", "--yes"], home).returncode == 0
+    launcher = home / ".claude/hooks/msd-session-state.py"
+    assert _run(launcher, home).returncode == 0
+    cache = launcher.parent / "__pycache__"
+    mine = cache / "msd-session-state-code.mybackup.pyc"
+    mine.write_bytes(b"mine")
+    assert run_cli(["--claude", "--global", "--yes", "--uninstall"], home).returncode == 0
+    assert mine.read_bytes() == b"mine"
+    assert [p.name for p in cache.iterdir()] == [mine.name]
