@@ -61,7 +61,7 @@ def test_the_runtime_matrix_has_a_row_per_runtime_and_scope() -> None:
     page = (REPO / "docs/reference/runtime-matrix.md").read_text()
     for name in RUNTIMES:
         assert page.count(f"| `--{name}` |") in (3, 4), name  # roots, hooks, 1-2 scopes
-    claude = "| `--claude` | agents 10 · hooks 13 · msd-core 114 · skills 28 | `~/.claude.json` |"
+    claude = "| `--claude` | agents 10 · hooks 24 · msd-core 114 · skills 28 | `~/.claude.json` |"
     assert claude in page
     assert "| `--hermes` | Hermes Agent | global | `HERMES_HOME` | `~/.hermes` | — |" in page
     assert "/HOME" not in page and "/PROJECT" not in page

@@ -84,7 +84,7 @@ def test_installed_scripts_compile_and_suggest_codex_invocations(hooks_dir: Path
     for script in hooks_dir.iterdir():
         py_compile.compile(str(script), cfile=str(script.with_suffix(".pyc-test")), doraise=True)
         script.with_suffix(".pyc-test").unlink()
-    state = (hooks_dir / "msd-session-state.py").read_text()
+    state = (hooks_dir / "msd-session-state-code.py").read_text()
     assert "$msd-progress" in state and "/msd-progress" not in state
 
 

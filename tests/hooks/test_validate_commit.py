@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from hookkit import HOOKS_DIR, RunHook, tool_event
 
+from msd_install.payload.hookcode import code_script
+
 HOOK = "msd-validate-commit.py"
 HEREDOC_BAD = 'git commit -m "$(cat <<\'EOF\'\nAdded the "login" page\n\nBody.\nEOF\n)"'
 HEREDOC_GOOD = 'git commit -m "$(cat <<\'EOF\'\nfeat(auth): add "login" page\n\nBody.\nEOF\n)"'
@@ -104,7 +106,7 @@ HOSTILE = {
 @pytest.fixture(scope="module")
 def validate() -> Callable[[dict[str, Any]], None]:
     """The installed hook's main(), loaded in-process (not run as __main__)."""
-    loader = SourceFileLoader("msd_validate_commit", str(HOOKS_DIR / HOOK))
+    loader = SourceFileLoader("msd_validate_commit", str(HOOKS_DIR / code_script(HOOK)))
     module = types.ModuleType(loader.name)
     loader.exec_module(module)
     main: Callable[[dict[str, Any]], None] = module.main

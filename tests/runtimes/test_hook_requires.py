@@ -11,8 +11,11 @@ from msd_install.payload import load
 
 def test_hooks_json_names_the_helpers_each_hook_needs() -> None:
     hooks = {h.name: h for h in load().hooks}
-    assert hooks["msd-secret-read-guard"].requires == ("msd-secret-read-guard-shell.py",)
-    assert hooks["msd-check-update"].requires == ("msd-check-update-worker.py",)
+    guard, update = hooks["msd-secret-read-guard"], hooks["msd-check-update"]
+    # a registered hook is a launcher needing its code first (payload/hookcode.py), then helpers
+    assert guard.requires == ("msd-secret-read-guard-code.py", "msd-secret-read-guard-shell.py")
+    assert update.requires == ("msd-check-update-code.py", "msd-check-update-worker.py")
+    assert all(h.requires[:1] == (h.name + "-code.py",) for h in hooks.values() if h.event)
     scripts = {h.script for h in hooks.values()}
     assert all(set(h.requires) <= scripts for h in hooks.values())
 

@@ -145,8 +145,10 @@ def test_global_hooks_are_kimis_strict_hook_tables() -> None:
     }
     assert installed == {
         "msd-secret-read-guard.py",
+        "msd-secret-read-guard-code.py",  # each launcher's code (payload/hookcode.py)
         "msd-secret-read-guard-shell.py",
         "msd-validate-commit.py",
+        "msd-validate-commit-code.py",
     }
     notes = " ".join(plan.notes)
     assert "msd-session-state not registered: Kimi ignores what a SessionStart hook prints" in notes

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import pristine
+from . import bytecode, pristine
 from .confine import read_beneath, read_plain
 from .context import Context
 from .fs import sha256_bytes
@@ -389,3 +389,4 @@ def _remove_stale(
                 new.backups.remove(backup)
             res.steps.append(Remove(path))
             result.add("remove", path, "no longer part of msd")
+            res.steps.extend(bytecode.removal([path], result))  # what Python compiled from it

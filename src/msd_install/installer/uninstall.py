@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from . import bytecode
 from .configdoc import fmt_of
 from .configedit import check_writable, invert, open_doc, refused
 from .confine import inside, is_regular_file, read_plain, real_target
@@ -105,28 +106,8 @@ def resolve_uninstall(manifest: Manifest, result: Result, fence: Path | None = N
 
 
 def _bytecode_caches(manifest: Manifest, result: Result) -> list[Step]:
-    """Python's ``__pycache__`` files compiled from modules we installed are ours too.
-
-    The MCP server and msd-tools import the installed ``msdcore`` package, so the interpreter
-    leaves ``__pycache__/<module>.<tag>.pyc`` next to our files. They are derived from our
-    files alone; only those, matched by module name, are removed (never a whole directory).
-    """
-    steps: list[Step] = []
-    caches: set[Path] = set()
-    for rel in sorted(manifest.files):
-        if not rel.endswith(".py"):
-            continue
-        source = manifest.abs(rel)
-        cache = source.parent / "__pycache__"
-        if cache.is_symlink() or not cache.is_dir():  # a linked cache is not Python's own
-            continue
-        for compiled in sorted(cache.glob(f"{source.stem}.*.pyc")):
-            if compiled.name.split(".")[0] == source.stem and is_regular_file(compiled):
-                steps.append(Remove(compiled))
-                result.add("remove", compiled, "compiled from an msd file")
-                caches.add(cache)
-    steps.extend(RemoveDirIfEmpty(c) for c in sorted(caches))
-    return steps
+    """Python's caches of the ``.py`` files we installed are ours too (installer/bytecode.py)."""
+    return bytecode.removal((manifest.abs(rel) for rel in sorted(manifest.files)), result)
 
 
 def _left_backups(root: Path, restored: set[str]) -> list[Path]:

@@ -18,6 +18,7 @@ from importlib import resources
 from typing import Any
 
 from ..errors import PayloadError
+from . import hookcode
 from .frontmatter import fast_parse, slow_parse, yaml_error
 
 if sys.version_info >= (3, 11):
@@ -202,17 +203,17 @@ def _hooks(data: Traversable) -> tuple[HookSpec, ...]:
         if not script.is_file():
             raise PayloadError(f"hooks.json names {item['script']}, which is not in the payload")
         text = assemble_hook(script.read_text(encoding="utf-8"), folder.joinpath("_blocks"))
-        specs.append(
-            HookSpec(
-                item["name"],
-                item["script"],
-                item.get("event"),
-                item.get("matcher"),
-                item.get("timeout"),
-                text.encode("utf-8"),
-                tuple(item.get("requires", ())),
-            )
+        spec = HookSpec(
+            item["name"],
+            item["script"],
+            item.get("event"),
+            item.get("matcher"),
+            item.get("timeout"),
+            text.encode("utf-8"),
+            tuple(item.get("requires", ())),
         )
+        # a registered hook: a launcher and its code, kept compiled (payload/hookcode.py)
+        specs.extend(hookcode.split(spec) if spec.event else (spec,))
     return tuple(specs)
 
 

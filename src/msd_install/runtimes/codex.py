@@ -250,7 +250,7 @@ def _hook_files(
             0o755,
         )
         for hook in payload.hooks
-        if hook.event is None or root / "hooks" / hook.script in used
+        if root / "hooks" / hook.script in used
     ]
 
 

@@ -276,10 +276,11 @@ def plan(ctx: Context, payload: Payload) -> Plan:
                 document(meta, text(agent.doc.body)).encode(),
             )
         )
+    usable = {s for h in payload.hooks if h.event and h.name not in UNUSABLE for s in h.scripts()}
     files += [
         FileOp(root / "hooks" / h.script, h.content, 0o755)
         for h in payload.hooks
-        if h.name not in UNUSABLE
+        if h.script in usable  # a usable hook, its code and its helpers
     ]
     files += core_files(root, payload, ref, text)
     entries = _hook_entries(ctx, root, payload.hooks, notes)

@@ -11,7 +11,6 @@ detached in the background and returns at once; the worker refreshes the cache f
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -67,8 +66,7 @@ def main(data: dict[str, Any]) -> None:
     if not installed:
         return
     try:
-        with open(CACHE, encoding="utf-8") as handle:
-            cache = json.load(handle)
+        cache = json_file(CACHE)
     except (OSError, ValueError):
         cache = None
     cache = cache if isinstance(cache, dict) else {}

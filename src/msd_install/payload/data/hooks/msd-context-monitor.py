@@ -11,7 +11,6 @@ Opt out with `.planning/config.json` `{"hooks": {"context_warnings": false}}`.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -31,8 +30,7 @@ DEBOUNCE_CALLS = 5
 
 def load_json(path: str) -> dict[str, Any] | None:
     try:
-        with open(path, encoding="utf-8") as handle:
-            value = json.load(handle)
+        value = json_file(path)
     except (OSError, ValueError):
         return None
     return value if isinstance(value, dict) else None
@@ -80,9 +78,9 @@ def main(data: dict[str, Any]) -> None:
         calls = (calls if isinstance(calls, int) else 0) + 1
         escalated = level == "critical" and state.get("level") == "warning"
         if calls < DEBOUNCE_CALLS and not escalated:
-            write_private(state_path, json.dumps({"calls": calls, "level": state.get("level")}))
+            write_private(state_path, json_dumps({"calls": calls, "level": state.get("level")}))
             return
-    write_private(state_path, json.dumps({"calls": 0, "level": level}))
+    write_private(state_path, json_dumps({"calls": 0, "level": level}))
     advise(data, "PostToolUse", message(level, float(remaining), bridge.get("used_pct")))
 
 

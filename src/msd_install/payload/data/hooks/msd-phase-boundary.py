@@ -8,9 +8,7 @@ belongs to that boundary: updating STATE.md and moving on to verification.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import sys
 import time
 
@@ -21,7 +19,7 @@ if TYPE_CHECKING:
 
 # >>> msd-hook-common: inlined from _blocks/ at install time >>>
 # <<< msd-hook-common <<<
-_PHASE_NUMBER = re.compile(r"^(\d+(?:\.\d+)*)")
+PHASE_NUMBER = r"^(\d+(?:\.\d+)*)"
 
 
 def main(data: dict[str, Any]) -> None:
@@ -34,7 +32,9 @@ def main(data: dict[str, Any]) -> None:
     if len(parts) < 4 or parts[-4:-2] != [".planning", "phases"]:
         return
     name, phase_dir = parts[-1], parts[-2]
-    match = _PHASE_NUMBER.match(phase_dir)
+    import re  # only for a file under .planning/phases/: most calls never import it
+
+    match = re.match(PHASE_NUMBER, phase_dir)
     phase = match.group(1) if match else phase_dir
     where = f".planning/phases/{phase_dir}/{name}"
     if name.upper().endswith("SUMMARY.MD"):

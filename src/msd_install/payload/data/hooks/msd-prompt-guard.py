@@ -9,7 +9,6 @@ matches, the agent gets an advisory `additionalContext`; the write is never bloc
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys

@@ -10,7 +10,6 @@ Each file is flagged once. Registered on Read as well because the same script ke
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time

@@ -10,7 +10,6 @@ inside this runtime root (MSD's own installed files) are not scanned.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys

@@ -46,7 +46,6 @@ Claude dialect: exit 2 with the reason on stderr; Gemini dialect: {"decision": "
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -154,7 +153,7 @@ def beyond_parser(raw: bytes) -> bool:
     """Valid JSON that json.loads refuses: nested thousands deep, or a number of 4,300+ digits
     (a runtime may send either; garbage, truncated text or a non-object are not this)."""
     try:
-        json.loads(raw.decode("utf-8-sig", "replace"))
+        json_loads(raw.decode("utf-8-sig", "replace"))
     except RecursionError:
         return True
     except ValueError as exc:

@@ -9,7 +9,6 @@ session left one. Nothing is printed for projects without MSD state.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys

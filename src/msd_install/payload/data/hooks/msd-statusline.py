@@ -14,9 +14,7 @@ Set NO_COLOR to drop the ANSI colours.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import sys
 import time
 
@@ -29,7 +27,8 @@ if TYPE_CHECKING:
 # <<< msd-hook-common <<<
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BAR_WIDTH = 10
-_POSITION = re.compile(r"(?im)^\s*[*_]*(?:current[ _])?phase[*_]*\s*:\s*[*_]*\s*(\S.*?)\s*$")
+# the position line of STATE.md (compiled on first use: most status lines never read it)
+POSITION = r"(?im)^\s*[*_]*(?:current[ _])?phase[*_]*\s*:\s*[*_]*\s*(\S.*?)\s*$"
 
 
 def _number(value: object) -> float | None:
@@ -74,7 +73,7 @@ def write_bridge(key: str, remaining: float) -> bool:
         "timestamp": int(time.time()),
     }
     try:
-        write_private(os.path.join(temp_dir(), f"msd-ctx-{key}.json"), json.dumps(record))
+        write_private(os.path.join(temp_dir(), f"msd-ctx-{key}.json"), json_dumps(record))
     except OSError:
         return False
     return True
@@ -86,8 +85,7 @@ def todo_task(key: str) -> str:
     try:
         names = [n for n in os.listdir(todos) if n.startswith(key) and n.endswith(".json")]
         newest = max(names, key=lambda n: os.path.getmtime(os.path.join(todos, n)))
-        with open(os.path.join(todos, newest), encoding="utf-8") as handle:
-            items = json.load(handle)
+        items = json_file(os.path.join(todos, newest))
     except (OSError, ValueError):
         return ""
     for item in items if isinstance(items, list) else []:
@@ -107,7 +105,9 @@ def planning_position(data: dict[str, Any]) -> str:
             text = handle.read(16384)
     except (OSError, ValueError):
         return ""
-    match = _POSITION.search(text)
+    import re  # only here: importing re costs about as much as starting Python
+
+    match = re.search(POSITION, text)
     if not match:
         return ""
     value = match.group(1).strip("*_ ")
@@ -117,8 +117,7 @@ def planning_position(data: dict[str, Any]) -> str:
 def update_notice() -> str:
     try:
         cache_file = os.path.join(ROOT, "msd-core", "cache", "msd-update-check.json")
-        with open(cache_file, encoding="utf-8") as fh:
-            cache = json.load(fh)
+        cache = json_file(cache_file)
         with open(os.path.join(ROOT, "msd-core", "VERSION"), encoding="utf-8") as fh:
             installed = fh.read().strip()
     except (OSError, ValueError):

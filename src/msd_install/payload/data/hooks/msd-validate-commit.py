@@ -10,7 +10,6 @@ editor) or depends on shell expansion are let through: there is nothing certain 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys

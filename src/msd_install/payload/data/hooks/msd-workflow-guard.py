@@ -14,7 +14,6 @@ transcript only get the first signal.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -42,7 +41,7 @@ def entry_verdict(entry: dict[str, Any]) -> bool | None:
         for part in content:
             if not isinstance(part, dict) or part.get("type") != "tool_use":
                 continue
-            if part.get("name") in LAUNCH_TOOLS and "msd-" in json.dumps(part.get("input")):
+            if part.get("name") in LAUNCH_TOOLS and "msd-" in json_dumps(part.get("input")):
                 return True
         return None
     if entry.get("type") != "user" or entry.get("isMeta"):
@@ -85,7 +84,7 @@ def workflow_active(data: dict[str, Any]) -> bool:
         return False
     for line in reversed(tail.splitlines()):
         try:
-            entry = json.loads(line)
+            entry = json_loads(line.decode("utf-8"))  # UnicodeDecodeError is a ValueError
         except ValueError:
             continue
         verdict = entry_verdict(entry) if isinstance(entry, dict) else None
