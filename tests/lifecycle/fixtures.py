@@ -10,7 +10,9 @@ in the user's registry as if that version had written it, and ``VERSION``):
 * ``0.0.1``: the secret-read guard hook was called ``msd-secret-guard`` (script
   ``hooks/msd-secret-guard.py``, label ``hook msd-secret-guard``) and the engine directory was
   ``msd/`` (files, text naming it, the MCP launcher path, the update-check cache);
-* ``0.0.2``: the hook already has its new name; the engine directory is still ``msd/``.
+* ``0.0.2``: the hook already has its new name; the engine directory is still ``msd/``;
+* both: each registered hook was one file, ``hooks/msd-<name>.py`` (since 0.1.0 a launcher
+  and ``hooks/msd-<name>-code.py``).
 
 The migrations under ``msd_install/migrations/`` are the inverse of these transformations.
 What this cannot show: bugs of a real old version's engine (its manifest is today's format).
@@ -31,6 +33,7 @@ from msd_install.installer.manifest import MANIFEST_NAME
 from msd_install.installer.plan import ConfigEntry, FileOp, Plan
 from msd_install.installer.registry import Registry
 from msd_install.payload import load
+from msd_install.payload.hookcode import CODE_SUFFIX
 from msd_install.runtimes import ADAPTERS
 
 VERSIONS = ("0.0.1", "0.0.2")
@@ -85,13 +88,21 @@ def old_plan(plan: Plan, version: str) -> Plan:
             e,
             value=value(e.value),
             marker=value(e.marker),
-            requires=tuple(path(r) for r in e.requires),
+            requires=tuple(path(r) for r in e.requires if r not in codes),
             label=label,
         )
 
+    # one file per hook: the launcher's path holds the hook's code
+    codes = {op.path: op.content for op in plan.files if op.path.name.endswith(CODE_SUFFIX)}
+
+    def whole(op: FileOp) -> FileOp:
+        code = op.path.with_name(op.path.name[: -len(".py")] + CODE_SUFFIX)
+        return dataclasses.replace(op, content=codes[code]) if code in codes else op
+
+    files = [whole(op) for op in plan.files if op.path not in codes]
     return dataclasses.replace(
         plan,
-        files=tuple(FileOp(path(op.path), content(op), op.mode) for op in plan.files),
+        files=tuple(FileOp(path(op.path), content(op), op.mode) for op in files),
         entries=tuple(entry(e) for e in plan.entries),
         dirs=tuple(path(d) for d in plan.dirs),
         state_files=tuple(path(s) for s in plan.state_files),

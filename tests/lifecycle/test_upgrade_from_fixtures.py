@@ -58,8 +58,8 @@ def test_upgrade_keeps_edits_and_tuning_migrates_once_and_uninstalls_clean(
     actions = doc["results"][0]["actions"]
     migrated = [a for a in actions if a["verb"] == "migrate"]
     ids = {a["detail"].split(":")[0] for a in migrated}
-    assert ids == ({"0001-secret-guard-renamed", "0002-engine-dir-moved"} if version == "0.0.1"
-                   else {"0002-engine-dir-moved"})  # fmt: skip
+    later = {"0002-engine-dir-moved", "0003-hook-code-split"}
+    assert ids == ({"0001-secret-guard-renamed", *later} if version == "0.0.1" else later)
     # the engine directory moved, nothing of the old layout is left
     assert not (root / "msd").exists()
     assert (root / "msd-core/VERSION").read_text() == f"{__version__}\n"
@@ -206,3 +206,41 @@ def test_an_upgrade_killed_while_saving_a_moved_edit_is_rolled_back(tmp_path: Pa
     assert run_cli(CLAUDE, tmp_path).returncode == 0
     assert run_cli([*CLAUDE, "--reapply"], tmp_path).returncode == 0
     assert b"my note" in (root / "msd-core/workflows/help.md").read_bytes()
+
+
+def test_an_edit_of_a_whole_hook_is_merged_into_its_code_and_the_hook_runs(
+    tmp_path: Path,
+) -> None:
+    """Before 0.1.0 a hook was one file; an edit of it follows the code to
+    hooks/msd-<name>-code.py (0003), where --reapply merges it, behind a new launcher."""
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    root = install_version(home, "0.0.2")
+    hook = root / "hooks/msd-statusline.py"
+    text = hook.read_text()
+    assert "MSD Core hook launcher" not in text  # the old layout: the whole hook
+    edited = text.replace("BAR_WIDTH = 10", "BAR_WIDTH = 20  # mine: a wider bar")
+    assert edited != text
+    hook.write_text(edited)
+    up = run_cli(CLAUDE, home)
+    assert up.returncode == 0, up.stdout + up.stderr
+    backup = [line for line in up.stdout.splitlines() if line.lstrip().startswith("backup")]
+    assert len(backup) == 1 and "hooks/msd-statusline-code.py" in backup[0], up.stdout
+    assert "MSD Core hook launcher" in hook.read_text()
+    proc = run_cli([*CLAUDE, "--reapply"], home)
+    assert proc.returncode == 0, proc.stdout
+    code = root / "hooks/msd-statusline-code.py"
+    assert "BAR_WIDTH = 20  # mine: a wider bar" in code.read_text()
+    event = {"session_id": "s", "model": {"display_name": "Opus"}, "cwd": str(tmp_path)}
+    event["context_window"] = {"used_percentage": 50}
+    run = subprocess.run(
+        [sys.executable, "-I", "-S", str(hook)],
+        input=json.dumps(event),
+        capture_output=True,
+        text=True,
+        env={"NO_COLOR": "1", "HOME": str(home), "TMPDIR": str(tmp_path)},
+        timeout=30,
+    )
+    assert run.stdout.count("█") + run.stdout.count("░") == 20, run.stdout + run.stderr

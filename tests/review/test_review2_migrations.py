@@ -93,5 +93,7 @@ def test_an_edited_secret_guard_hook_is_offered_to_reapply(tmp_path: Path) -> No
     old.write_bytes(old.read_bytes() + b"\n# my tweak: also guard ~/.aws/config\n")
     assert run_cli(claude, tmp_path).returncode in (0, 1)
     proc = run_cli([*claude, "--reapply"], tmp_path)
-    new = root / "hooks/msd-secret-read-guard.py"
+    # renamed in 0.0.2 (0001), then split into a launcher and its code in 0.1.0 (0003)
+    new = root / "hooks/msd-secret-read-guard-code.py"
     assert b"my tweak: also guard ~/.aws/config" in new.read_bytes(), proc.stdout
+    assert proc.returncode == 0, proc.stdout  # merged cleanly, into the code

@@ -80,6 +80,10 @@ class _Run:
         self.steps: list[Step] = []
         self.planned: set[Path] = set()
         self.emptied: set[Path] = set()  # folders a move may leave empty
+        # what the moves of this run will have put where, and taken away (the steps run later:
+        # a migration after another sees the tree as the earlier one leaves it)
+        self.moved: dict[Path, tuple[bytes, int]] = {}
+        self.gone: set[Path] = set()
         self.docs: dict[str, tuple[bytes, ConfigDoc]] = {}  # config files edited, by rel
 
     def apply(self, op: Op, why: str) -> None:
@@ -96,7 +100,9 @@ class _Run:
     def _ours(self, rel: str) -> bytes | None:
         """The bytes at ``rel`` when the manifest records them as ours, unchanged."""
         record = self.manifest.files.get(rel)
-        data = read_plain(self.manifest.abs(rel))
+        path = self.manifest.abs(rel)
+        earlier = self.moved.get(path)
+        data = earlier[0] if earlier else None if path in self.gone else read_plain(path)
         if record is None or data is None or record.get("adopted"):
             return None
         return data if sha256_bytes(data) == record["sha256"] else None
@@ -110,22 +116,29 @@ class _Run:
         record = m.files.get(op.src)
         if not is_state and (record is None or record.get("adopted")):
             return  # a file that was the user's before msd-install: theirs, where it is
-        data = read_plain(src)
+        # a file an earlier migration of this run moved here is not on disk yet: its bytes
+        earlier = self.moved.get(src)
+        data = earlier[0] if earlier else read_plain(src)
         if data is None:  # a link or a FIFO of the user's took its place: theirs, kept
             return
         # a file the user changed moves too, their bytes as they are: the install then finds
         # it changed at its new path and saves it as a patch set (the bytes msd installed as
         # its base, from the pristine store), for --reapply to merge into the new version
         edited = not is_state and record is not None and sha256_bytes(data) != record["sha256"]
-        if dst.exists() or dst.is_symlink() or any(b["path"] == op.src for b in m.backups):
+        taken = (dst.exists() or dst.is_symlink()) and dst not in self.gone
+        if taken or dst in self.moved or any(b["path"] == op.src for b in m.backups):
             self.result.add("skip", src, f"{why}: not moved, {op.dst} is taken")
             return
         for directory in missing_dirs(dst, self.planned):
             self.planned.add(directory)
             self.steps.append(MakeDir(directory))
             m.dirs.append(m.rel(directory))
-        mode = src.stat().st_mode & 0o7777
+        mode = earlier[1] if earlier else src.stat().st_mode & 0o7777
         self.steps += [Write(dst, data, mode), Remove(src)]
+        self.moved.pop(src, None)
+        self.moved[dst] = (data, mode)
+        self.gone.add(src)
+        self.gone.discard(dst)
         if is_state:
             m.state = [op.dst if s == op.src else s for s in m.state]
         else:

@@ -10,11 +10,12 @@ transaction, and records them (id and version) so that none is ever applied twic
 from __future__ import annotations
 
 from ..installer.migration import Migration
-from . import m0001_secret_guard_renamed, m0002_engine_dir_moved
+from . import m0001_secret_guard_renamed, m0002_engine_dir_moved, m0003_hook_code_split
 
 ALL: tuple[Migration, ...] = (
     m0001_secret_guard_renamed.MIGRATION,
     m0002_engine_dir_moved.MIGRATION,
+    m0003_hook_code_split.MIGRATION,
 )
 
 __all__ = ["ALL"]
