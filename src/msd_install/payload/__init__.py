@@ -77,6 +77,7 @@ class HookSpec:
     # the program that runs the script: "" for msd's Python (``-I -S``), else a pack hook's
     # interpreter ("bash", "sh", "node"), found on the PATH (payload/packhooks.py)
     runner: str = ""
+    source: str = ""  # a pack's hook: the file in the pack (``hooks/lint/check.sh``), for notes
 
     def scripts(self) -> tuple[str, ...]:
         """This hook's script and every helper it needs, all under ``<root>/hooks/``."""

@@ -154,9 +154,15 @@ DIALECT = Dialect(
     ),
 )
 
+# Claude's names: every event of Kimi's hooks reference (runtime-contracts.md)
+EVENTS = (
+    "PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "StopFailure",
+    "SessionStart", "SessionEnd", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact",
+    "Notification",
+)  # fmt: skip
 HOOKS = HookDialect(
     LABEL,
-    events={e: e for e in ("PreToolUse", "PostToolUse", "SessionStart")},
+    events={e: e for e in EVENTS},
     tools={name: name for name in ("Read", "Write", "Edit", "Bash", "Grep")},
     dialect="kimi",
     anchored=True,  # "Read" alone would also match ReadMediaFile
@@ -327,4 +333,5 @@ ADAPTER = Adapter(
     "acp /mcp and available_commands_update, a loopback OpenAI-style stub model) and its "
     "bundled dist/main.mjs; open: --config-dir needs KIMI_CODE_HOME, project skills come from "
     "the git root but project MCP from the start directory",
+    hook_events=HOOKS.events,
 )
