@@ -6,11 +6,12 @@ knows (a typo) is refused up front."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from packkit import make_pack
 
-from helpers import run_cli, snapshot
+from helpers import REPO, run_cli, snapshot
 
 # Claude Code's events beyond the three MSD Core uses, each with a script of its own
 EVENTS = ("Stop", "UserPromptSubmit", "Notification", "SubagentStop", "PreCompact", "SessionEnd")
@@ -116,3 +117,18 @@ def test_a_typo_event_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "hooks/hooks.json: unknown event 'Stopp'" in proc.stderr
     assert snapshot(home) == before
+
+
+def test_the_how_to_lists_each_runtimes_events_as_the_registry_has_them() -> None:
+    """docs/how-to/write-a-pack.md has a table of the events each runtime registers a pack's
+    hook on: it must say what the adapters do."""
+    from msd_install.runtimes.adapters import ADAPTERS
+
+    text = (REPO / "docs/how-to/write-a-pack.md").read_text()
+    rows = dict(re.findall(r"^\| ([^|`]+?) \| (.+) \|$", text, re.M))
+    for name in ADAPTERS:
+        adapter = ADAPTERS[name]
+        cells = rows[adapter.label]
+        listed = dict(re.findall(r"`(\w+)`(?: \(`([^`]+)`\))?", cells))
+        want = {k: ("" if v == k else v) for k, v in adapter.hook_events.items() if v}
+        assert listed == want, adapter.label
