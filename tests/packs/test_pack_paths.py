@@ -160,3 +160,24 @@ def test_a_skills_further_text_file_is_rewritten_too(
     assert proc.returncode == 0, proc.stderr
     assert (home / guide).read_text() == f"Read {engine}\n"
     assert (home / engine[2:]).read_bytes() == (pack / "references/style.md").read_bytes()
+
+
+def test_yml_text_is_rewritten_like_yaml(tmp_path: Path) -> None:
+    """``.yml`` is text for the pack (validated, rewritten) and for the runtimes alike: in a
+    skill and in an engine folder it names the installed files on Gemini CLI too."""
+    home = tmp_path / "home"
+    home.mkdir()
+    extra: dict[str, str | bytes] = {
+        "skills/lint/rules.yml": f"style: {ROOT}/references/style.md\n",
+        "config/ci.yml": f"lint: {ROOT}/skills/lint/scripts/run_lint.py\n",
+    }
+    pack = make_pack(tmp_path / "acme", extra=extra)
+    proc = run_cli(["--gemini", "--global", "--yes", "--payload", str(pack)], home)
+    assert proc.returncode == 0, proc.stderr
+    gemini = home / ".gemini"
+    assert (gemini / "skills/acme-lint/rules.yml").read_text() == (
+        "style: ~/.gemini/acme/references/style.md\n"
+    )
+    assert (gemini / "acme/config/ci.yml").read_text() == (
+        "lint: ~/.gemini/skills/acme-lint/scripts/run_lint.py\n"
+    )

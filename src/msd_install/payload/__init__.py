@@ -92,7 +92,7 @@ class DataFile:
 
     @property
     def is_text(self) -> bool:
-        return self.relpath.endswith((".md", ".json", ".txt", ".toml", ".yaml"))
+        return self.relpath.endswith((".md", ".json", ".txt", ".toml", ".yaml", ".yml"))
 
 
 @dataclass(frozen=True)

@@ -128,6 +128,8 @@ def _skill_files(
     return out
 
 
+# the files whose text names paths (the pack's Markdown and data text, converted)
+TEXT = (".md", ".json", ".txt", ".toml", ".yaml", ".yml")
 # an adapter's own note on an event it lacks (``shapes.settings_hooks``): said by
 # ``_hook_notes`` instead, naming the pack's file
 _NO_EVENT = re.compile(r"hooks: .* has no \w+ event: ")
@@ -181,6 +183,8 @@ def _placed(
     """``op`` with every ``<root>/<pack>/<path>`` its text names (the pack's
     ``${CLAUDE_PLUGIN_ROOT}/<path>``) pointing where that path really landed."""
     prefix = f"{ref}{pack}/"
+    if not op.path.name.endswith(TEXT):  # scripts and data are copied as they are
+        return op
     try:
         text = op.content.decode("utf-8")
     except UnicodeDecodeError:
