@@ -132,3 +132,17 @@ def test_the_how_to_lists_each_runtimes_events_as_the_registry_has_them() -> Non
         listed = dict(re.findall(r"`(\w+)`(?: \(`([^`]+)`\))?", cells))
         want = {k: ("" if v == k else v) for k, v in adapter.hook_events.items() if v}
         assert listed == want, adapter.label
+
+
+def test_kimi_does_not_claim_to_lack_an_event_it_has(tmp_path: Path) -> None:
+    """Kimi registers only blocking guards; a pack's Stop hook is left out with that reason,
+    not with "Kimi has no Stop setting" (Kimi has a Stop event)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    pack = _pack(tmp_path, ("Stop",))
+    proc = run_cli(["--kimi", "--global", "--yes", "--payload", str(pack)], home)
+    assert proc.returncode == 0, proc.stderr
+    assert "note: hooks: acme-on-stop not registered: only blocking guards are registered" in (
+        proc.stdout
+    )
+    assert "no Stop" not in proc.stdout

@@ -213,6 +213,8 @@ def _hook_entries(
             continue
         if hook.name not in BLOCKING:
             why = SILENCED.get(hook.event, f"Kimi has no {hook.event} setting")
+            if hook.event in HOOKS.events and hook.event not in SILENCED:
+                why = "only blocking guards are registered in Kimi"
             notes.append(f"hooks: {hook.name} not registered: {why}")
             continue
         command = hook_command(ctx, hook_script_ref(ctx, root, hook.script), HOOKS, hook.runner)
