@@ -203,3 +203,71 @@ def test_file_names_the_manifest_could_not_hold(tmp_path: Path) -> None:
     assert "references/back\\\\slash.md: its name holds a backslash" in proc.stderr
     assert "references/caf\\udce9.md: its name is not valid UTF-8" in proc.stderr
     assert list(home.iterdir()) == []
+
+
+def test_files_flattened_onto_one_name_are_refused(tmp_path: Path) -> None:
+    """``hooks/lib/common.sh`` and ``hooks/lib-common.sh`` both install as
+    ``hooks/acme-lib-common.sh``, ``commands/git/commit.md`` and ``commands/git-commit.md``
+    both as the command ``acme-git-commit``, a command and a skill of one name as one skill:
+    one line per collision naming both files, nothing written."""
+    home = tmp_path / "home"
+    home.mkdir()
+    pack = make_pack(
+        tmp_path / "acme",
+        extra={
+            "hooks/lib-common.sh": "log() { :; }\n",
+            "commands/git-commit.md": "---\ndescription: mine\n---\nx\n",
+            "commands/lint.md": "---\ndescription: the lint command\n---\nx\n",
+        },
+    )
+    proc = run_cli(["--claude", "--gemini", "--global", "--yes", "--payload", str(pack)], home)
+    assert proc.returncode == 2
+    lines = proc.stderr.splitlines()
+    assert "(3 problems)" in lines[0], proc.stderr
+    expected = [
+        f"msd-install: {pack}/hooks/lib/common.sh: installs as hooks/<pack>-lib-common.sh, as "
+        "hooks/lib-common.sh does: rename one",
+        f"msd-install: {pack}/commands/git/commit.md: installs as acme-git-commit, as "
+        "commands/git-commit.md does: rename one",
+        f"msd-install: {pack}/skills/lint/SKILL.md: installs as acme-lint, as commands/lint.md "
+        "does: rename one",
+    ]
+    assert sorted(lines[1:]) == sorted(expected)
+    assert list(home.iterdir()) == []
+
+
+def test_a_reference_to_a_file_the_pack_does_not_install_is_refused(tmp_path: Path) -> None:
+    """A plain ``${CLAUDE_PLUGIN_ROOT}/<path>`` (not only an @-reference) must name a file the
+    pack installs, wherever it is: in a command, a skill's further file, an engine file."""
+    home = tmp_path / "home"
+    home.mkdir()
+    pack = make_pack(
+        tmp_path / "acme",
+        extra={
+            "commands/run.md": "---\ndescription: run\n---\n"
+            "Run `${CLAUDE_PLUGIN_ROOT}/scripts/gone.sh` then "
+            "${CLAUDE_PLUGIN_ROOT}/skills/lint/reference.md.\n",
+            "skills/lint/more.md": "See ${CLAUDE_PLUGIN_ROOT}/references/nope.md\n",
+            "references/index.md": "Also ${CLAUDE_PLUGIN_ROOT}/README.md\n",
+        },
+    )
+    proc = run_cli(["--claude", "--global", "--yes", "--payload", str(pack)], home)
+    assert proc.returncode == 2
+    lines = proc.stderr.splitlines()
+    assert "(3 problems)" in lines[0], proc.stderr
+    assert (
+        f"msd-install: {pack}/commands/run.md: reference ${{CLAUDE_PLUGIN_ROOT}}/scripts/gone.sh: "
+        "no such file in the pack" in lines
+    )
+    assert (
+        f"msd-install: {pack}/skills/lint/more.md: reference "
+        "${CLAUDE_PLUGIN_ROOT}/references/nope.md: no such file in the pack" in lines
+    )
+    assert any(
+        line.startswith(
+            f"msd-install: {pack}/references/index.md: reference ${{CLAUDE_PLUGIN_ROOT}}/README.md:"
+            " that file is not installed"
+        )
+        for line in lines
+    )
+    assert list(home.iterdir()) == []

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from packkit import make_pack
 
 from helpers import build, run_cli, snapshot
@@ -58,25 +59,40 @@ def test_two_packs_and_msd_core_removed_in_any_order(tmp_path: Path) -> None:
     assert snapshot(home) == original
 
 
-def test_a_colliding_name_is_a_conflict(tmp_path: Path) -> None:
+@pytest.mark.parametrize("force", [(), ("--force",)], ids=["plain", "force"])
+def test_a_path_another_pack_owns_is_refused(tmp_path: Path, force: tuple[str, ...]) -> None:
     """Pack ``acme`` has ``commands/git/commit.md`` (acme-git-commit); pack ``acme-git`` has
-    ``commands/commit.md``, the same installed name: the second gets ``conflict``."""
+    ``commands/commit.md``, the same installed name: the second install is refused, naming
+    both packs and the path, and writes nothing, ``--force`` or not (force is for the user's
+    files); both uninstalls then give back the original tree."""
     home = tmp_path / "home"
-    home.mkdir()
+    build(home, {".claude/settings.json": '{"model": "opus"}\n'})
+    original = snapshot(home)
     acme = make_pack(tmp_path / "acme")
     other = make_pack(
         tmp_path / "acme-git",
         "acme-git",
         extra={"commands/commit.md": "---\ndescription: theirs\n---\nOther commit.\n"},
     )
-    _ok(["--claude", "--global", "--payload", str(acme)], home)
-    mine = (home / ".claude/skills/acme-git-commit/SKILL.md").read_bytes()
-    proc = run_cli(["--claude", "--global", "--yes", "--payload", str(other)], home)
-    assert proc.returncode == 1
-    assert "conflict  ~/.claude/skills/acme-git-commit/SKILL.md" in proc.stdout
-    assert (home / ".claude/skills/acme-git-commit/SKILL.md").read_bytes() == mine
-    _ok(["--claude", "--global", "--uninstall", "--pack", "acme-git"], home)
-    assert (home / ".claude/skills/acme-git-commit/SKILL.md").read_bytes() == mine
+    claude = ["--claude", "--global"]
+    _ok([*claude, "--payload", str(acme)], home)
+    with_acme = snapshot(home)
+    for dry in ((), ("--dry-run",)):
+        proc = run_cli([*claude, "--yes", *force, *dry, "--payload", str(other)], home)
+        assert proc.returncode == 2, proc.stdout
+        lines = proc.stderr.splitlines()
+        assert len(lines) == 1
+        assert "/.claude/skills/acme-git-commit/SKILL.md: pack acme-git would install" in lines[0]
+        assert "pack acme installed (msd-file-manifest.acme.json)" in lines[0]
+        assert snapshot(home) == with_acme
+    doc = json.loads(
+        run_cli([*claude, "--yes", *force, "--json", "--payload", str(other)], home).stdout
+    )
+    assert doc["exit_code"] == 2 and "pack acme installed" in doc["error"]["message"]
+    assert snapshot(home) == with_acme
+    _ok([*claude, "--uninstall", "--pack", "acme-git"], home)
+    _ok([*claude, "--uninstall", "--pack", "acme"], home)
+    assert snapshot(home) == original
 
 
 def test_dry_run_and_check_for_a_pack(tmp_path: Path) -> None:

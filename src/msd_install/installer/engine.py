@@ -21,6 +21,7 @@ from types import FrameType
 from ..errors import FileAccessError, MsdError
 from . import handover, lock, manifest
 from .baseline import KnownFiles, resolve_adopt, vouched
+from .claims import refuse_claimed
 from .confine import escaping_link, read_plain, show
 from .context import Context
 from .fs import Transaction
@@ -73,6 +74,7 @@ def install(
             if plan.root.is_dir():
                 _recover(plan.root, bounds, registry, result, ctx, lock_timeout=lock_timeout)
             here = plan.root.is_dir()
+            refuse_claimed(plan, bounds)
             old = _load(plan.root, bounds, registry, result, name) if here else None
             moved = migrate(old, migrations, result, ctx.cwd if ctx.is_local else None)
             resolve_install(plan, ctx, old, result, applied=moved.applied)
@@ -110,6 +112,7 @@ def _install(
         created = tx.makedirs(plan.root)
         with lock.hold(plan.root, lock_timeout):
             _recover(plan.root, bounds, registry, result, ctx, locked=True)
+            refuse_claimed(plan, bounds)
             with _journaled(tx, plan.root, "install", tuple(created), plan.namespace):
                 old = _load(plan.root, bounds, registry, result, name)
                 moved = migrate(old, migrations, result, project)

@@ -78,6 +78,7 @@ class HookSpec:
     # the program that runs the script: "" for msd's Python (``-I -S``), else a pack hook's
     # interpreter ("bash", "sh", "node"), found on the PATH (payload/packhooks.py)
     runner: str = ""
+    source: str = ""  # a pack's hook: the file in the pack (``hooks/lint/check.sh``), for notes
 
     def scripts(self) -> tuple[str, ...]:
         """This hook's script and every helper it needs, all under ``<root>/hooks/``."""
@@ -92,7 +93,7 @@ class DataFile:
 
     @property
     def is_text(self) -> bool:
-        return self.relpath.endswith((".md", ".json", ".txt", ".toml", ".yaml"))
+        return self.relpath.endswith((".md", ".json", ".txt", ".toml", ".yaml", ".yml"))
 
 
 @dataclass(frozen=True)

@@ -46,16 +46,19 @@ RESERVED = frozenset(
 )  # fmt: skip
 TEXT = (".md", ".json", ".txt", ".toml", ".yaml", ".yml")
 _ROOT_VAR = re.compile(r"\$(?:\{CLAUDE_PLUGIN_ROOT\}|CLAUDE_PLUGIN_ROOT\b)/?")
-_AT_REF = re.compile(
-    r"(?<![\w@`])@\$(?:\{CLAUDE_PLUGIN_ROOT\}|CLAUDE_PLUGIN_ROOT)/"
-    r"(?P<path>[^\s)\]`'\"<>,;]*[^\s)\]`'\"<>,;.:])"
+# a path of the pack named in its text: ``${CLAUDE_PLUGIN_ROOT}/<path>``, ``@`` before it an
+# @-reference (its content is read into the prompt)
+_REF = re.compile(
+    r"(?P<at>(?<![\w@`])@)?\$(?:\{CLAUDE_PLUGIN_ROOT\}|CLAUDE_PLUGIN_ROOT)/"
+    r"(?P<path>[^\s)\]`'\"<>,;$]*[^\s)\]`'\"<>,;.:$])"
 )
 _MCP = re.compile(r"mcp__[A-Za-z0-9_-]+(__[A-Za-z0-9_.*-]+)?")
 
 
-def load_pack(directory: Path, tools: frozenset[str]) -> Payload:
+def load_pack(directory: Path, tools: frozenset[str], events: frozenset[str]) -> Payload:
     """The pack in ``directory`` as a ``Payload``; ``tools``: the Claude tool names msd
-    knows (``runtimes.convert``). Raises ``PackError`` listing every problem."""
+    knows (``runtimes.convert``), ``events``: the hook events some runtime has. Raises
+    ``PackError`` listing every problem."""
     if not directory.is_dir() or directory.is_symlink():
         raise UsageError("--payload names no directory (a pack is a folder)", path=directory)
     found = read_pack(directory)
@@ -67,21 +70,26 @@ def load_pack(directory: Path, tools: frozenset[str]) -> Payload:
         posixpath.splitext(posixpath.basename(r))[0] for r in agents_raw if r.endswith(".md")
     }
     engine = _engine(found, pack)
+    # what the pack installs as a file: engine files, skills' files, hook files
     shipped = {f.relpath for f in engine}
-    loader = _Loader(found, pack, tools, agent_names, shipped)
+    shipped |= {r for r in found.files if r.split("/")[0] in ("skills", "hooks")}
+    loader = _Loader(found, pack, tools, agent_names, shipped - {"hooks/hooks.json"})
+    for rel in sorted(shipped & {f.relpath for f in engine}):
+        if rel.endswith(TEXT) and (text := found.text(rel)) is not None:
+            loader.references(rel, text)
     commands = loader.commands()
     agents = loader.agents()
     skills = loader.skills()
-    hooks = pack_hooks(pack, found, tools)
+    hooks = pack_hooks(pack, found, tools, events)
+    # commands and skills are both skills in several runtimes (Claude Code): one name each
     taken: dict[str, str] = {}
-    for kind, names in (
-        ("command", [c.name for c in commands]),
-        ("skill", [s.name for s in skills]),
-    ):
-        for name in names:
-            if name in taken:
-                found.problems.append(f"{kind} {name}: has the name of a {taken[name]} too")
-            taken[name] = kind
+    for name, rel in [(c.name, c.doc.relpath) for c in commands] + [
+        (k.name, k.doc.relpath) for k in skills
+    ]:
+        if name in taken:
+            found.problems.append(f"{rel}: installs as {name}, as {taken[name]} does: rename one")
+        else:
+            taken[name] = rel
     if found.problems:
         raise PackError(directory, found.problems)
     return Payload(tuple(commands), tuple(agents), tuple(skills), hooks, engine, (), pack, pack)
@@ -208,7 +216,7 @@ class _Loader:
                 self.problem(rel, f"name {own!r} differs from its folder {folder!r}")
             description = self._description(rel, doc)
             extra = tuple(
-                DataFile(f.removeprefix(f"skills/{folder}/"), self.found.files[f],
+                DataFile(f.removeprefix(f"skills/{folder}/"), self._content(f),
                          bool(self.found.modes[f] & 0o111))
                 for f in self.found.under(f"skills/{folder}")
                 if f != rel
@@ -216,6 +224,18 @@ class _Loader:
             if description is not None:
                 out.append(Skill(name, description, doc, extra))
         return out
+
+    def _content(self, rel: str) -> bytes:
+        """A further file of a skill: text with ``${CLAUDE_PLUGIN_ROOT}`` named as the install
+        root does (each runtime then names where the file really is), other files as they are."""
+        data = self.found.files[rel]
+        if not rel.endswith(TEXT):
+            return data
+        text = self.found.text(rel)
+        if text is None:
+            return data
+        self.references(rel, text)
+        return _ROOT_VAR.sub(f"{PLACEHOLDER_ROOT}{self.pack}/", text).encode("utf-8")
 
     def _full(self, rel: str, parts: list[str]) -> str | None:
         bad = [p for p in parts if not NAME.fullmatch(p)]
@@ -246,7 +266,7 @@ class _Loader:
         except PayloadError as exc:
             self.problem(rel, exc.message.removeprefix(f"payload file {rel}").lstrip(": "))
             return None
-        self._references(rel, text)
+        self.references(rel, text)
         if name is None:
             return None
         text = _renamed(text, name)
@@ -255,19 +275,26 @@ class _Loader:
             text = text.replace(f'subagent_type="{agent}"', f'subagent_type="{self.pack}-{agent}"')
         return _split(rel, text)
 
-    def _references(self, rel: str, text: str) -> None:
-        for match in _AT_REF.finditer(text):
+    def references(self, rel: str, text: str) -> None:
+        """Every ``${CLAUDE_PLUGIN_ROOT}/<path>`` must name a file (or folder) the pack installs:
+        an engine file, a skill's file or a hook file (``runtimes.packs`` names where it lands
+        in each runtime); a command's or an agent's source file is converted, not copied."""
+        for match in _REF.finditer(text):
+            what = "@-reference" if match.group("at") else "reference"
             path = posixpath.normpath(match.group("path"))
+            folder = f"{path}/"
             if path.startswith("../") or path == "..":
-                self.problem(rel, f"@-reference {match.group()} leaves the pack")
-            elif path not in self.found.files:
-                self.problem(rel, f"@-reference {match.group()}: no such file in the pack")
-            elif path not in self.shipped:
+                self.problem(rel, f"{what} {match.group()} leaves the pack")
+            elif path not in self.found.files and not any(
+                f.startswith(folder) for f in self.found.files
+            ):
+                self.problem(rel, f"{what} {match.group()}: no such file in the pack")
+            elif path not in self.shipped and not any(f.startswith(folder) for f in self.shipped):
                 self.problem(
                     rel,
-                    f"@-reference {match.group()}: that file is not installed under the pack's "
-                    "folder (only files in folders other than commands/, agents/, skills/, "
-                    "hooks/ are)",
+                    f"{what} {match.group()}: that file is not installed as it is (commands/ "
+                    "and agents/ are converted for each runtime, files at the top and "
+                    "hooks/hooks.json are not installed)",
                 )
 
     def _description(self, rel: str, doc: Document) -> str | None:

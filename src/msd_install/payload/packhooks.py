@@ -26,11 +26,11 @@ from . import HookSpec
 from .packfiles import PackFiles
 
 REGISTRY = "hooks/hooks.json"
-EVENTS = (
-    "PreToolUse", "PostToolUse", "UserPromptSubmit", "Notification", "Stop", "SubagentStop",
-    "PreCompact", "SessionStart", "SessionEnd",
+# the events whose matcher names tools (Claude Code's hooks reference); other events' matchers
+# (SessionStart's "startup|resume") are not tool names and are not passed on
+TOOL_EVENTS = (
+    "PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"
 )  # fmt: skip
-TOOL_EVENTS = ("PreToolUse", "PostToolUse")
 RUNNERS = {"python": "", "python3": "", "bash": "bash", "sh": "sh", "node": "node"}
 BY_EXTENSION = {".py": "", ".sh": "bash", ".bash": "bash", ".js": "node", ".mjs": "node",
                 ".cjs": "node"}  # fmt: skip
@@ -39,8 +39,11 @@ _TOOL = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _MCP = re.compile(r"mcp__[A-Za-z0-9_-]+(__[A-Za-z0-9_.*-]+)?")
 
 
-def pack_hooks(pack: str, found: PackFiles, tools: frozenset[str]) -> tuple[HookSpec, ...]:
-    """The pack's hook registrations (problems go to ``found.problems``)."""
+def pack_hooks(
+    pack: str, found: PackFiles, tools: frozenset[str], known: frozenset[str]
+) -> tuple[HookSpec, ...]:
+    """The pack's hook registrations (problems go to ``found.problems``); ``known``: the
+    Claude event names some runtime has (``runtimes.packs``): any other is a typo."""
     if REGISTRY not in found.files:
         return ()
     text = found.text(REGISTRY)
@@ -57,8 +60,8 @@ def pack_hooks(pack: str, found: PackFiles, tools: frozenset[str]) -> tuple[Hook
         return ()
     regs: list[tuple[str, str | None, int | None, str, str]] = []
     for event, groups in events.items():
-        if event not in EVENTS:
-            found.problems.append(f"{REGISTRY}: unknown event {event!r}")
+        if event not in known:
+            found.problems.append(f"{REGISTRY}: unknown event {event!r} (no runtime has it)")
             continue
         if not isinstance(groups, list):
             found.problems.append(f"{REGISTRY}: {event} is not a list of matcher groups")
@@ -69,6 +72,7 @@ def pack_hooks(pack: str, found: PackFiles, tools: frozenset[str]) -> tuple[Hook
     installed = {rel: f"{pack}-{_flat(rel)}" for rel in scripts}
     helper_rels = [r for r in found.under("hooks") if r != REGISTRY and r not in installed]
     helpers = tuple(f"{pack}-{_flat(rel)}" for rel in helper_rels)
+    _collisions(found, [*scripts, *helper_rels])
     specs: list[HookSpec] = []
     names: set[str] = set()
     for event, match, timeout, rel, runner in regs:
@@ -79,11 +83,28 @@ def pack_hooks(pack: str, found: PackFiles, tools: frozenset[str]) -> tuple[Hook
             name += "-x"
         names.add(name)
         specs.append(
-            HookSpec(name, installed[rel], event, match, timeout, found.files[rel], helpers, runner)
-        )
+            HookSpec(
+                name, installed[rel], event, match, timeout, found.files[rel], helpers, runner,
+                source=rel,
+            )
+        )  # fmt: skip
     for helper, rel in zip(helpers, helper_rels, strict=True):  # never registered, only needed
-        specs.append(HookSpec(helper, helper, None, None, None, found.files[rel]))
+        specs.append(HookSpec(helper, helper, None, None, None, found.files[rel], source=rel))
     return tuple(specs)
+
+
+def _collisions(found: PackFiles, rels: list[str]) -> None:
+    """Two files of ``hooks/`` that flatten onto one installed name (``lib/common.sh`` and
+    ``lib-common.sh``): one would overwrite the other, so the pack is refused."""
+    seen: dict[str, str] = {}
+    for rel in sorted(rels):
+        flat = _flat(rel)
+        if flat in seen:
+            found.problems.append(
+                f"{rel}: installs as hooks/<pack>-{flat}, as {seen[flat]} does: rename one"
+            )
+        else:
+            seen[flat] = rel
 
 
 def _flat(rel: str) -> str:

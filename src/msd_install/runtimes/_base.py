@@ -8,8 +8,8 @@ Shared shapes live here so that a Claude-like runtime is a short module of data.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path, PureWindowsPath
 
 from .. import __version__
@@ -51,6 +51,9 @@ class Adapter:
     # what a user types in this runtime to run msd's command ``name`` (the "next:" line of a
     # run); the same fact as the payload conversion's ``Dialect.invoke``
     invoke: Callable[[str], str] = lambda name: f"/{name}"
+    # Claude hook event -> the runtime's own name, for every event the runtime has (its
+    # ``HookDialect.events``); a pack's hook on any other event is reported, not registered
+    hook_events: Mapping[str, str | None] = field(default_factory=dict)
 
     def root(self, ctx: Context) -> Path:
         """The root for the context's scope, absolute and normalised (no ``..``, no ``.``)."""

@@ -108,7 +108,7 @@ def detect(ctx: Context) -> Detection:
     return detect_by(ctx, dirs, ("agy", "antigravity"))
 
 
-def dialect(ref: str, workflows: str | None) -> Dialect:
+def dialect(ref: str, workflows: str | None, folder: str = CORE_DIR) -> Dialect:
     """``workflows``: where the commands are workflows (local installs), or None where they are
     skills (global installs)."""
     router = "(Skill tool, or\nthe slash command of the same name where skills are commands)"
@@ -126,7 +126,7 @@ def dialect(ref: str, workflows: str | None) -> Dialect:
         LABEL,
         tools={},
         args="(the text the user typed after the workflow's name, if any)",
-        spawn=instructions_spawn(ref, "start a subagent that works as {agent}"),
+        spawn=instructions_spawn(ref, "start a subagent that works as {agent}", folder),
         file_ref=lambda path: f"`{path}` (read this file)",
         context_file="AGENTS.md",
         project_dir="the workspace root",
@@ -141,7 +141,7 @@ def plan(ctx: Context, payload: Payload) -> Plan:
     # local: the 22 commands are workflows (<root>/workflows, slash commands); global: skills,
     # because the IDE's global workflows folder (~/.gemini/antigravity/global_workflows) lies
     # outside this root, and one manifest owns one root
-    talk = dialect(ref, f"{ref}workflows/" if ctx.is_local else None)
+    talk = dialect(ref, f"{ref}workflows/" if ctx.is_local else None, payload.engine_dir)
     names = [c.name for c in payload.commands] + [s.name for s in payload.skills]
     notes: list[str] = []
 
@@ -164,7 +164,7 @@ def plan(ctx: Context, payload: Payload) -> Plan:
     for skill in payload.skills:
         meta = {"name": skill.name, "description": skill.description}
         files.append(skill_op(root, "skills", skill.name, document(meta, text(skill.doc.body))))
-    files += core_agents(root, payload.agents, text)
+    files += core_agents(root, payload.agents, text, payload.engine_dir)
     files += core_files(root, payload, ref, text)
     hooks = tuple(h for h in payload.hooks if h.name in BLOCKING)
     unused = [h.name for h in payload.hooks if h.event and h.name not in BLOCKING]
@@ -242,4 +242,5 @@ ADAPTER = Adapter(
     "`{decision}` answers, silence = ask the user (safe-chains HARNESS-BEHAVIORS, agy 1.1.2; "
     "medium-high); open: the agy CLI's global workflows folder, `.agents/` vs `.agent/` "
     "precedence, whether `~/.gemini/skills` (Gemini CLI's) is read too",
+    hook_events=HOOKS.events,
 )

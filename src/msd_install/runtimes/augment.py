@@ -178,7 +178,8 @@ DIALECT = dialect("~/.augment/")  # for the notes of convert_model (no root in t
 
 HOOKS = HookDialect(
     "Augment Code",
-    events={e: e for e in ("PreToolUse", "PostToolUse", "SessionStart")},
+    # the events Augment's hooks page names (runtime-contracts.md; it lists more with "...")
+    events={e: e for e in ("PreToolUse", "PostToolUse", "Stop", "SessionStart", "SessionEnd")},
     tools={
         "Read": "view|read",
         "Write": "save-file|write",
@@ -321,4 +322,5 @@ ADAPTER = Adapter(
     plan,
     hooks="`hooks` in `settings.json` (Claude-style events, Auggie tool names, timeouts in ms)",
     claude_compat=("CLAUDE.md",),
+    hook_events=HOOKS.events,
 )

@@ -59,9 +59,19 @@ def detect(ctx: Context) -> Detection:
 
 
 LABEL = "Claude Code"
+# every hook event Claude Code has: the keys of ``hooks`` in its settings schema
+# (schemas/claude-code-settings.json); msd's own hooks use three of them, a pack any
+EVENTS = (
+    "PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "Notification",
+    "UserPromptSubmit", "Stop", "StopFailure", "SubagentStart", "SubagentStop", "PreCompact",
+    "PostCompact", "Elicitation", "ElicitationResult", "TeammateIdle", "TaskCompleted", "Setup",
+    "InstructionsLoaded", "CwdChanged", "FileChanged", "ConfigChange", "WorktreeCreate",
+    "WorktreeRemove", "SessionStart", "SessionEnd", "PostToolBatch", "TaskCreated",
+    "PermissionDenied", "UserPromptExpansion", "MessageDisplay", "DirectoryAdded",
+)  # fmt: skip
 DIALECT = HookDialect(
     LABEL,
-    events={e: e for e in ("PreToolUse", "PostToolUse", "SessionStart")},
+    events={e: e for e in EVENTS},
     status_line=True,
 )
 
@@ -141,6 +151,7 @@ ADAPTER = Adapter(
     detect,
     plan,
     hooks="`hooks` in `settings.json` (Claude dialect), `statusLine`",
+    hook_events=DIALECT.events,
     env_override="CLAUDE_CONFIG_DIR",
     sources="verified with the real `claude` 2.1.332 (doctor, mcp list, the stream-json init "
     "line through a loopback model stub)",

@@ -69,7 +69,7 @@ from ._base import (
     launcher_ref,
     root_ref,
 )
-from .cline_hooks import hook_files
+from .cline_hooks import TOOLS, hook_files
 from .convert import Dialect, Spawn, convert_model, convert_text, convert_tools, summarize
 from .markdown import document
 from .shapes import mcp_member, skill_op, stdio_server
@@ -310,4 +310,5 @@ ADAPTER = Adapter(
     sources="verified with the real `cline` 3.0.65 (`cline config skills|agents|hooks|mcp "
     "--json`, its bundled code, a full run against a loopback OpenAI-compatible stub); open: "
     "Windows hooks, per-call subagent models, a hook cancel ends the whole run",
+    hook_events=TOOLS.events,
 )

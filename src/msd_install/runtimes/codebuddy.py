@@ -162,9 +162,14 @@ DIALECT = Dialect(
     ),
 )
 
+# Claude's names; the nine events CodeBuddy Code documents (runtime-contracts.md)
+EVENTS = (
+    "PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop", "PreCompact",
+    "SessionStart", "SessionEnd", "Notification",
+)  # fmt: skip
 HOOKS = HookDialect(
     LABEL,
-    events={e: e for e in ("PreToolUse", "PostToolUse", "SessionStart")},
+    events={e: e for e in EVENTS},
     status_line=True,
 )
 
@@ -315,6 +320,7 @@ ADAPTER = Adapter(
     detect,
     plan,
     hooks="`hooks` in `settings.json` (Claude dialect and events), `statusLine`",
+    hook_events=HOOKS.events,
     env_override=ENV,
     claude_compat=NATIVE_TOOLS,
     sources="verified with the real `codebuddy-headless` 2.163.0 (mcp list, config get hooks, "

@@ -172,9 +172,14 @@ DIALECT = Dialect(
     flag="codex",
 )
 
+# Claude's names: every event of Codex's hooks schema (schemas/codex-hooks.json)
+EVENTS = (
+    "SessionStart", "PreToolUse", "PermissionRequest", "PostToolUse", "PreCompact", "PostCompact",
+    "UserPromptSubmit", "SubagentStart", "SubagentStop", "Stop",
+)  # fmt: skip
 HOOKS = HookDialect(
     "Codex",
-    events={e: e for e in ("PreToolUse", "PostToolUse", "SessionStart")},
+    events={e: e for e in EVENTS},
     # Codex's hook tool names; Read and Grep have none (reads go through the shell)
     tools={e: "apply_patch" for e in ("Write", "Edit", "MultiEdit")} | {"Bash": "Bash"},
 )
@@ -351,4 +356,5 @@ ADAPTER = Adapter(
     "Responses stub) and openai/codex's source; open: hook trust is keyed by position in "
     "hooks.json, a skill installed in both scopes is listed twice, Claude model tiers are not "
     "mapped",
+    hook_events=HOOKS.events,
 )

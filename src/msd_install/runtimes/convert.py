@@ -37,16 +37,17 @@ def claude_spawn(spawn: Spawn) -> str:
     )
 
 
-def instructions_spawn(ref: str, how: str) -> Callable[[Spawn], str]:
+def instructions_spawn(ref: str, how: str, folder: str = "msd-core") -> Callable[[Spawn], str]:
     """A spawn for runtimes without agent files: the agent's instructions live in
-    ``<ref>msd-core/agents/<agent>.md``; ``how`` says how this runtime runs the step (a subagent
-    it starts, or the agent itself in the same conversation)."""
+    ``<ref><folder>/agents/<agent>.md`` (``folder``: the payload's ``engine_dir``, a pack's
+    own folder for its agents); ``how`` says how this runtime runs the step (a subagent it
+    starts, or the agent itself in the same conversation)."""
 
     def render(spawn: Spawn) -> str:
         step = f'Step "{spawn.description}": ' if spawn.description else ""
         return (
             f"{step}{how.format(agent=spawn.agent)}.\n"
-            f"  instructions: read {ref}msd-core/agents/{spawn.agent}.md and follow it exactly\n"
+            f"  instructions: read {ref}{folder}/agents/{spawn.agent}.md and follow it exactly\n"
             f'  task: "{spawn.prompt}"'
         )
 

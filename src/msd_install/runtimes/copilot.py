@@ -150,6 +150,10 @@ HOOKS = HookDialect(
         "PreToolUse": "preToolUse",
         "PostToolUse": "postToolUse",
         "SessionStart": "sessionStart",
+        "SessionEnd": "sessionEnd",
+        "UserPromptSubmit": "userPromptSubmitted",
+        "Notification": "notification",
+        "PermissionRequest": "permissionRequest",
     },
     tools={
         "Read": "view",
@@ -315,6 +319,7 @@ ADAPTER = Adapter(
     plan,
     hooks="`hooks/msd-hooks.json` (Copilot CLI camelCase events, `bash` commands)",
     env_override="COPILOT_HOME",
+    hook_events=HOOKS.events,
 )
 
 

@@ -146,6 +146,13 @@ HOOKS = HookDialect(
         "PreToolUse": "preToolUse",
         "PostToolUse": "postToolUse",
         "SessionStart": "sessionStart",
+        "SessionEnd": "sessionEnd",
+        "PostToolUseFailure": "postToolUseFailure",
+        "SubagentStart": "subagentStart",
+        "SubagentStop": "subagentStop",
+        "UserPromptSubmit": "beforeSubmitPrompt",
+        "PreCompact": "preCompact",
+        "Stop": "stop",
     },
     tools={
         "Read": "Read",
@@ -267,4 +274,5 @@ ADAPTER = Adapter(
     "rohitg00/agentmemory; medium-high), `mcp.json` mcpServers strict JSON (high); open: "
     "whether skills also read from `.claude/skills` are listed once beside Claude Code's "
     "install, Read/Write argument names in hook input",
+    hook_events=HOOKS.events,
 )

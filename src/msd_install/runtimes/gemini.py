@@ -91,7 +91,18 @@ DIALECT = Dialect(
 
 HOOKS = HookDialect(
     "Gemini CLI",
-    events={"PreToolUse": "BeforeTool", "PostToolUse": "AfterTool", "SessionStart": "SessionStart"},
+    # Claude's event -> Gemini's (schemas/gemini-cli-settings.json); BeforeModel, AfterModel
+    # and BeforeToolSelection have no Claude counterpart
+    events={
+        "PreToolUse": "BeforeTool",
+        "PostToolUse": "AfterTool",
+        "SessionStart": "SessionStart",
+        "SessionEnd": "SessionEnd",
+        "Notification": "Notification",
+        "PreCompact": "PreCompress",
+        "UserPromptSubmit": "BeforeAgent",
+        "Stop": "AfterAgent",
+    },
     tools={
         "Read": "read_file|read_many_files",
         "Write": "write_file",
@@ -190,4 +201,5 @@ ADAPTER = Adapter(
     sources="verified with the real `gemini` 0.61.0 (mcp list, skills list, its loaders through "
     "a loopback Gemini-API stub, hooks run by it) and its bundled source; open: no listing of "
     "file commands, a trailing comma in settings.json is fatal to gemini but not refused here",
+    hook_events=HOOKS.events,
 )

@@ -71,20 +71,20 @@ def detect(ctx: Context) -> Detection:
     return detect_by(ctx, (global_root(ctx),), ("hermes",))
 
 
-def _spawn(ref: str) -> Any:
+def _spawn(ref: str, folder: str) -> Any:
     def render(spawn: Spawn) -> str:
         goal = f"{spawn.description}: {spawn.prompt}" if spawn.description else spawn.prompt
         return (
             "delegate_task(\n"
             f'  goal="{goal}",\n'
-            f'  context="You are {spawn.agent}. First read {ref}{CORE_DIR}/agents/'
+            f'  context="You are {spawn.agent}. First read {ref}{folder}/agents/'
             f'{spawn.agent}.md and follow it exactly."\n)'
         )
 
     return render
 
 
-def dialect(ref: str) -> Dialect:
+def dialect(ref: str, folder: str = CORE_DIR) -> Dialect:
     return Dialect(
         "Hermes Agent",
         tools={
@@ -101,7 +101,7 @@ def dialect(ref: str) -> Dialect:
             "TodoWrite": None,
         },
         args="the instruction the user typed after the command",
-        spawn=_spawn(ref),
+        spawn=_spawn(ref, folder),
         invoke=lambda name: f"/{name}",
         file_ref=lambda path: f"`{path}` (read it)",
         context_file="AGENTS.md",
@@ -127,30 +127,32 @@ HOOKS = HookDialect(
 def plan(ctx: Context, payload: Payload) -> Plan:
     root = ADAPTER.root(ctx)
     ref = root_ref(ctx, root)
-    talk = dialect(ref)
+    talk = dialect(ref, payload.engine_dir)
     names = [c.name for c in payload.commands] + [s.name for s in payload.skills]
 
     def text(raw: str) -> str:
         return convert_text(raw, talk, ref, names)
 
-    files: list[FileOp] = [
-        FileOp(
-            root / "skills" / CATEGORY / "DESCRIPTION.md",
-            b"MSD Core: spec-driven project workflow (plan, execute, verify phases).\n",
-        )
-    ]
+    # a pack's skills are a category of their own, named for the pack
+    category = payload.namespace or CATEGORY
+    about = (
+        f"Skills of the {payload.namespace} pack.\n"
+        if payload.namespace
+        else "MSD Core: spec-driven project workflow (plan, execute, verify phases).\n"
+    )
+    files: list[FileOp] = [FileOp(root / "skills" / category / "DESCRIPTION.md", about.encode())]
     skills = [(c.name, c.description, c.doc.body) for c in payload.commands]
     skills += [(s.name, s.description, s.doc.body) for s in payload.skills]
     for name, description, body in skills:
         meta = {"name": name, "description": description}
-        files.append(skill_op(root, f"skills/{CATEGORY}", name, document(meta, text(body))))
+        files.append(skill_op(root, f"skills/{category}", name, document(meta, text(body))))
     notes: list[str] = []
     for agent in payload.agents:
         meta = meta_of(agent.doc)
         header = f"# {agent.name}\n\n{meta.get('description', '')}\n"
         files.append(
             FileOp(
-                root / CORE_DIR / "agents" / f"{agent.name}.md",
+                root / payload.engine_dir / "agents" / f"{agent.name}.md",
                 (header + text(agent.doc.body)).encode(),
             )
         )
@@ -223,4 +225,5 @@ ADAPTER = Adapter(
     scopes=(GLOBAL,),
     sources="verified with hermes-agent 0.19.0 (its code; `hermes skills list`, `hooks list`, "
     "`hooks test`, `mcp test`); no project scope exists in Hermes",
+    hook_events=HOOKS.events,
 )

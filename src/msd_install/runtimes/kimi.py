@@ -154,9 +154,15 @@ DIALECT = Dialect(
     ),
 )
 
+# Claude's names: every event of Kimi's hooks reference (runtime-contracts.md)
+EVENTS = (
+    "PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "StopFailure",
+    "SessionStart", "SessionEnd", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact",
+    "Notification",
+)  # fmt: skip
 HOOKS = HookDialect(
     LABEL,
-    events={e: e for e in ("PreToolUse", "PostToolUse", "SessionStart")},
+    events={e: e for e in EVENTS},
     tools={name: name for name in ("Read", "Write", "Edit", "Bash", "Grep")},
     dialect="kimi",
     anchored=True,  # "Read" alone would also match ReadMediaFile
@@ -207,6 +213,8 @@ def _hook_entries(
             continue
         if hook.name not in BLOCKING:
             why = SILENCED.get(hook.event, f"Kimi has no {hook.event} setting")
+            if hook.event in HOOKS.events and hook.event not in SILENCED:
+                why = "only blocking guards are registered in Kimi"
             notes.append(f"hooks: {hook.name} not registered: {why}")
             continue
         command = hook_command(ctx, hook_script_ref(ctx, root, hook.script), HOOKS, hook.runner)
@@ -327,4 +335,5 @@ ADAPTER = Adapter(
     "acp /mcp and available_commands_update, a loopback OpenAI-style stub model) and its "
     "bundled dist/main.mjs; open: --config-dir needs KIMI_CODE_HOME, project skills come from "
     "the git root but project MCP from the start directory",
+    hook_events=HOOKS.events,
 )

@@ -12,7 +12,10 @@ namespace: the engine keeps its manifest as ``msd-file-manifest.<pack>.json``.
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Callable
 from dataclasses import replace
+from functools import cache
 from pathlib import Path
 
 from ..installer.context import Context
@@ -21,6 +24,7 @@ from ..payload import Payload, Skill
 from ..payload import load as load_core
 from ..payload.pack import load_pack
 from ._base import Adapter, rewrite, root_ref
+from .adapters import ADAPTERS
 from .convert import CLAUDE_ONLY_TOOLS
 
 # the Claude Code tool names a pack may use in ``tools:``, ``allowed-tools:`` and hook matchers
@@ -33,9 +37,16 @@ KNOWN_TOOLS = frozenset(
 )  # fmt: skip
 
 
+@cache
+def known_events() -> frozenset[str]:
+    """Every hook event some runtime has (Claude's names): a pack's hook on another is a
+    typo, refused; on one a runtime lacks, it is reported for that runtime."""
+    return frozenset(e for name in ADAPTERS for e in ADAPTERS[name].hook_events)
+
+
 def read_pack(directory: Path) -> Payload:
     """The pack in ``directory``, validated (``PackError`` lists every problem)."""
-    return load_pack(directory, KNOWN_TOOLS)
+    return load_pack(directory, KNOWN_TOOLS, known_events())
 
 
 def pack_plan(adapter: Adapter, ctx: Context, pack: Payload) -> Plan:
@@ -45,7 +56,8 @@ def pack_plan(adapter: Adapter, ctx: Context, pack: Payload) -> Plan:
     files: dict[Path, FileOp] = {}
     # what an adapter says about MSD Core's own parts (its hooks, server, engine) is not news
     notes = [f"pack {pack.namespace}: recorded in its own msd-file-manifest.{pack.namespace}.json"]
-    notes += [n for n in plan.notes if "msd" not in n]
+    notes += [n for n in plan.notes if "msd" not in n and not _NO_EVENT.match(n)]
+    notes += _hook_notes(adapter, pack)
     for op in plan.files:
         if _is_packs(op.path, root, pack.namespace):
             files.setdefault(op.path, op)
@@ -55,6 +67,9 @@ def pack_plan(adapter: Adapter, ctx: Context, pack: Payload) -> Plan:
     for skill in pack.skills:
         for op in _skill_files(skill, files, root, pack.namespace, ref):
             files.setdefault(op.path, op)
+    place = _landing(pack, files, root)
+    for path, op in files.items():
+        files[path] = _placed(op, place, ref, pack.namespace, lambda p: root_ref(ctx, p))
     entries = []
     for entry in plan.entries:
         if _entry_is_packs(entry, files, root, pack.namespace):
@@ -111,6 +126,84 @@ def _skill_files(
                 content = rewrite(content.decode("utf-8", "replace"), ref).encode("utf-8")
             out.append(FileOp(home / item.relpath, content, 0o755 if item.executable else 0o644))
     return out
+
+
+# the files whose text names paths (the pack's Markdown and data text, converted)
+TEXT = (".md", ".json", ".txt", ".toml", ".yaml", ".yml")
+# an adapter's own note on an event it lacks (``shapes.settings_hooks``): said by
+# ``_hook_notes`` instead, naming the pack's file
+_NO_EVENT = re.compile(r"hooks: .* has no \w+ event: ")
+_PLUGIN_ROOT = re.compile(r"\bCLAUDE_PLUGIN_ROOT\b")
+
+
+def _hook_notes(adapter: Adapter, pack: Payload) -> list[str]:
+    """A note per pack hook on an event this runtime does not have (not registered), and per
+    hook file that uses ``${CLAUDE_PLUGIN_ROOT}`` itself: no runtime sets it for the hook (it
+    names the pack's folder only in the pack's text, which msd rewrites)."""
+    notes = []
+    for hook in pack.hooks:
+        where = hook.source or f"hooks/{hook.script}"
+        if hook.event and not adapter.hook_events.get(hook.event):
+            notes.append(
+                f"pack {pack.namespace}: {where} not registered: {adapter.label} has no "
+                f"{hook.event} hook event"
+            )
+    for hook in {h.script: h for h in pack.hooks}.values():
+        if _PLUGIN_ROOT.search(hook.content.decode("utf-8", "replace")):
+            notes.append(
+                f"pack {pack.namespace}: warning: {hook.source or hook.script} uses "
+                "${CLAUDE_PLUGIN_ROOT}, which is not set when the runtime runs it: find the "
+                "pack's files from the script's own folder instead"
+            )
+    return notes
+
+
+def _landing(pack: Payload, files: dict[Path, FileOp], root: Path) -> dict[str, Path]:
+    """Where the pack's own paths (``skills/lint/reference.md``, ``hooks/lib/common.sh``, a
+    folder of them) land in this runtime, as the plan put them: a skill's files beside its
+    SKILL.md, a hook file as ``hooks/<pack>-<flat name>``; every other path of the pack is an
+    engine file under ``<root>/<pack>/`` (the default, not listed)."""
+    place: dict[str, Path] = {}
+    for skill in pack.skills:
+        folder = skill.doc.relpath.rsplit("/", 1)[0]  # skills/<name as the pack has it>
+        homes = [p.parent for p in files if p.name == "SKILL.md" and p.parent.name == skill.name]
+        home = homes[0] if homes else root / pack.namespace / "skills" / skill.name
+        place[folder] = home
+    for hook in pack.hooks:
+        if hook.source:
+            place[hook.source] = root / "hooks" / hook.script
+    if any(h.source for h in pack.hooks):
+        place["hooks"] = root / "hooks"
+    return place
+
+
+def _placed(
+    op: FileOp, place: dict[str, Path], ref: str, pack: str, ref_of: Callable[[Path], str]
+) -> FileOp:
+    """``op`` with every ``<root>/<pack>/<path>`` its text names (the pack's
+    ``${CLAUDE_PLUGIN_ROOT}/<path>``) pointing where that path really landed."""
+    prefix = f"{ref}{pack}/"
+    if not op.path.name.endswith(TEXT):  # scripts and data are copied as they are
+        return op
+    try:
+        text = op.content.decode("utf-8")
+    except UnicodeDecodeError:
+        return op
+    if prefix not in text:
+        return op
+
+    def landed(match: re.Match[str]) -> str:
+        rel = match.group(1)
+        parts = rel.split("/")
+        for n in range(len(parts), 0, -1):
+            home = place.get("/".join(parts[:n]))
+            if home is not None:
+                return ref_of(home).rstrip("/") + "".join(f"/{p}" for p in parts[n:])
+        return match.group(0)
+
+    pattern = re.compile(re.escape(prefix) + r"([^\s)\]`'\"<>,;]*)")
+    out = pattern.sub(landed, text)
+    return op if out == text else replace(op, content=out.encode("utf-8"))
 
 
 def _rel(path: Path, root: Path) -> str:

@@ -88,9 +88,15 @@ DIALECT = Dialect(
     flag="qwen",
 )
 
+# Claude's names, as Qwen Code's hooks reference lists them (runtime-contracts.md)
+EVENTS = (
+    "PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SessionStart",
+    "SessionEnd", "Stop", "SubagentStart", "SubagentStop", "PreCompact", "Notification",
+    "PermissionRequest", "PermissionDenied", "MessageDisplay",
+)  # fmt: skip
 HOOKS = HookDialect(
     "Qwen Code",
-    events={e: e for e in ("PreToolUse", "PostToolUse", "SessionStart")},
+    events={e: e for e in EVENTS},
     tools={
         "Read": "read_file",
         "Write": "write_file",
@@ -189,4 +195,5 @@ ADAPTER = Adapter(
     sources="verified with the real `qwen` 0.24.4 (mcp list/approve, its loaders through a "
     "loopback OpenAI stub and `--debug` logs, hooks run by it) and its bundled source; open: "
     "the published settings schema is stale (no `hooks`, `ui.statusLine`)",
+    hook_events=HOOKS.events,
 )

@@ -250,12 +250,16 @@ def hook_files(
     ]
 
 
-def core_agents(root: Path, agents: tuple[Agent, ...], text: Callable[[str], str]) -> list[FileOp]:
-    """``msd-core/agents/<name>.md`` for runtimes without agent files: a heading, the agent's
-    description and its converted instructions (``convert.instructions_spawn`` points there)."""
+def core_agents(
+    root: Path, agents: tuple[Agent, ...], text: Callable[[str], str], folder: str = "msd-core"
+) -> list[FileOp]:
+    """``<folder>/agents/<name>.md`` for runtimes without agent files (``folder``: the
+    payload's ``engine_dir``, so a pack's agents stay in the pack's folder): a heading, the
+    agent's description and its converted instructions (``convert.instructions_spawn`` points
+    there)."""
     return [
         FileOp(
-            root / "msd-core" / "agents" / f"{agent.name}.md",
+            root / folder / "agents" / f"{agent.name}.md",
             f"# {agent.name}\n\n{agent.description}\n{text(agent.doc.body)}".encode(),
         )
         for agent in agents

@@ -107,12 +107,12 @@ DIALECT_WORDS = (
 )
 
 
-def dialect(ref: str) -> Dialect:
+def dialect(ref: str, folder: str = CORE_DIR) -> Dialect:
     return Dialect(
         LABEL,
         tools={},
         args="(the text the user wrote with the request, if any)",
-        spawn=instructions_spawn(ref, "do it yourself as {agent}"),
+        spawn=instructions_spawn(ref, "do it yourself as {agent}", folder),
         file_ref=lambda path: f"`{path}` (read this file)",
         context_file="AGENTS.md",
         project_dir="the workspace root",
@@ -124,7 +124,7 @@ def dialect(ref: str) -> Dialect:
 def plan(ctx: Context, payload: Payload) -> Plan:
     root = ADAPTER.root(ctx)
     ref = root_ref(ctx, root)
-    talk = dialect(ref)
+    talk = dialect(ref, payload.engine_dir)
     names = [c.name for c in payload.commands] + [s.name for s in payload.skills]
     notes: list[str] = []
 
@@ -141,7 +141,7 @@ def plan(ctx: Context, payload: Payload) -> Plan:
     for skill in payload.skills:
         meta = {"name": skill.name, "description": skill.description}
         files.append(skill_op(root, "skills", skill.name, document(meta, text(skill.doc.body))))
-    files += core_agents(root, payload.agents, text)
+    files += core_agents(root, payload.agents, text, payload.engine_dir)
     if ctx.is_local:
         files.append(FileOp(root / "rules" / "msd-core.md", RULE.format(ref=ref).encode()))
     else:

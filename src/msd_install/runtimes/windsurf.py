@@ -92,12 +92,14 @@ def workflows_dir(ctx: Context, root: Path) -> Path:
     return root / ("workflows" if ctx.is_local else "global_workflows")
 
 
-def dialect(ref: str, workflows: str) -> Dialect:
+def dialect(ref: str, workflows: str, folder: str = CORE_DIR) -> Dialect:
     return Dialect(
         LABEL,
         tools={},
         args="(the text the user typed after the workflow's name, if any)",
-        spawn=instructions_spawn(ref, "do it yourself as {agent} (Cascade has no subagents)"),
+        spawn=instructions_spawn(
+            ref, "do it yourself as {agent} (Cascade has no subagents)", folder
+        ),
         file_ref=lambda path: f"`{path}` (read this file)",
         context_file="AGENTS.md",
         project_dir="the workspace root",
@@ -165,7 +167,7 @@ def plan(ctx: Context, payload: Payload) -> Plan:
     root = ADAPTER.root(ctx)
     ref = root_ref(ctx, root)
     workflows = workflows_dir(ctx, root)
-    talk = dialect(ref, f"{ref}{workflows.name}/")
+    talk = dialect(ref, f"{ref}{workflows.name}/", payload.engine_dir)
     names = [c.name for c in payload.commands] + [s.name for s in payload.skills]
     notes: list[str] = []
 
@@ -182,7 +184,7 @@ def plan(ctx: Context, payload: Payload) -> Plan:
     for skill in payload.skills:
         meta = {"name": skill.name, "description": skill.description}
         files.append(skill_op(root, "skills", skill.name, document(meta, text(skill.doc.body))))
-    files += core_agents(root, payload.agents, text)
+    files += core_agents(root, payload.agents, text, payload.engine_dir)
     files += core_files(root, payload, ref, text)
     entries = _hooks(ctx, root, payload, notes)
     files += hook_files(root, payload.hooks, entries, lambda s: convert_invocations(s, talk, names))
@@ -229,4 +231,6 @@ ADAPTER = Adapter(
     "high/medium-high), MCP global only `~/.codeium/windsurf/mcp_config.json` (high); open: "
     "Windsurf is now Devin Desktop (June 2026; `.devin/` preferred, Devin Local has no "
     "workflows), `.claude/skills` read beside Claude Code's install",
+    # PreToolUse only: one pre-hook per tool (``PRE_EVENTS``)
+    hook_events={"PreToolUse": "|".join(sorted(set(PRE_EVENTS.values())))},
 )
