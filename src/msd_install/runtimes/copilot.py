@@ -217,6 +217,9 @@ def _hook_entries(
         item: dict[str, Any] = {"type": "command", "bash": command}
         found, more = matcher(hook.matcher, HOOKS)
         notes += more
+        if hook.matcher and found is None:
+            notes.append(f"hooks: {hook.name} matches no {LABEL} tool: not used")
+            continue
         if found:
             item["matcher"] = found
         if hook.timeout:

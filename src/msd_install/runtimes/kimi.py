@@ -221,6 +221,9 @@ def _hook_entries(
         item: dict[str, Any] = {"event": HOOKS.events[hook.event]}
         found, more = matcher(hook.matcher, HOOKS)
         notes += more
+        if hook.matcher and found is None:
+            notes.append(f"hooks: {hook.name} matches no Kimi tool: not used")
+            continue
         if found:
             item["matcher"] = found
         item["command"] = command

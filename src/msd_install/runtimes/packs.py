@@ -69,7 +69,8 @@ def pack_plan(adapter: Adapter, ctx: Context, pack: Payload) -> Plan:
             files.setdefault(op.path, op)
     place = _landing(pack, files, root)
     for path, op in files.items():
-        files[path] = _placed(op, place, ref, pack.namespace, lambda p: root_ref(ctx, p))
+        op = _placed(op, place, ref, pack.namespace, lambda p: root_ref(ctx, p))
+        files[path] = _unquoted_tilde(op, ref, ctx.home)
     entries = []
     for entry in plan.entries:
         if _entry_is_packs(entry, files, root, pack.namespace):
@@ -204,6 +205,33 @@ def _placed(
     pattern = re.compile(re.escape(prefix) + r"([^\s)\]`'\"<>,;]*)")
     out = pattern.sub(landed, text)
     return op if out == text else replace(op, content=out.encode("utf-8"))
+
+
+def _unquoted_tilde(op: FileOp, ref: str, home: Path) -> FileOp:
+    """``op`` with the ``~/<root>/`` of a global install spelled as the absolute path where it
+    sits inside quotes (``"~/.claude/acme/x.sh"``, ``"~/.claude/acme/"/x.sh``): the shell does
+    not expand ``~`` there. Unquoted it stays ``~/``, which never splits at a space."""
+    if not ref.startswith("~/") or not op.path.name.endswith(TEXT):
+        return op
+    try:
+        text = op.content.decode("utf-8")
+    except UnicodeDecodeError:
+        return op
+    if ref not in text:
+        return op
+    absolute = home.as_posix().rstrip("/") + "/"
+
+    def spelled(match: re.Match[str]) -> str:
+        line = text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
+        quoted = line.endswith(('"', "'")) or len(_DOUBLE_QUOTE.findall(line)) % 2 == 1
+        return absolute + match.group()[2:] if quoted else match.group()
+
+    out = re.sub(re.escape(ref), spelled, text)
+    return op if out == text else replace(op, content=out.encode("utf-8"))
+
+
+# a double quote the shell sees as one (not a ``\"`` inside a TOML or JSON string)
+_DOUBLE_QUOTE = re.compile(r'(?<!\\)"')
 
 
 def _rel(path: Path, root: Path) -> str:

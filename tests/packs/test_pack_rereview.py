@@ -1,0 +1,110 @@
+"""What the second review of ``--payload`` packs found: a hook matching no tool of the runtime
+is not registered (never widened to every call), quoted pack paths of global installs work in
+the shell, uninstalls in any order leave no empty containers, a pack never removes what another
+manifest owns, the claims check sees MSD Core's manifest."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from packkit import make_pack
+
+from helpers import build, run_cli, snapshot
+
+DENY = "#!/bin/sh\nexit 2\n"
+
+
+def _ok(args: list[str], home: Path, cwd: Path | None = None) -> str:
+    proc = run_cli([*args, "--yes"], home, cwd)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    return proc.stdout
+
+
+def _hooks(event: str, matcher: str | None, script: str = "deny.sh") -> str:
+    group: dict[str, object] = {
+        "hooks": [{"type": "command", "command": f"${{CLAUDE_PLUGIN_ROOT}}/hooks/{script}"}]
+    }
+    if matcher is not None:
+        group["matcher"] = matcher
+    return json.dumps({"hooks": {event: [group]}})
+
+
+def _hook_pack(directory: Path, name: str, event: str, matcher: str | None = None) -> Path:
+    directory.mkdir(parents=True)
+    (directory / ".claude-plugin").mkdir()
+    (directory / ".claude-plugin/plugin.json").write_text(json.dumps({"name": name}))
+    (directory / "hooks").mkdir()
+    (directory / "hooks/hooks.json").write_text(_hooks(event, matcher))
+    (directory / "hooks/deny.sh").write_text(DENY)
+    (directory / "hooks/deny.sh").chmod(0o755)
+    return directory
+
+
+# H1 ------------------------------------------------------------------------------------------
+
+
+def test_copilot_hook_matching_no_copilot_tool_is_not_registered(tmp_path: Path) -> None:
+    """``WebFetch|WebSearch`` names no Copilot tool: without a matcher the hook would run on
+    (and deny) every call; it is left out with a note instead."""
+    home = tmp_path / "home"
+    home.mkdir()
+    pack = _hook_pack(tmp_path / "web", "web", "PreToolUse", "WebFetch|WebSearch")
+    out = _ok(["--copilot", "--global", "--payload", str(pack)], home)
+    assert "web-deny matches no GitHub Copilot CLI tool: not used" in out
+    hooks = json.loads((home / ".copilot/hooks/msd-hooks.json").read_text())
+    assert hooks == {"version": 1}
+
+
+# H2 ------------------------------------------------------------------------------------------
+
+QUOTED = (
+    "---\ndescription: Run the check\n---\n"
+    'A: `bash "${CLAUDE_PLUGIN_ROOT}/scripts/x.sh" one`\n'
+    'B: `bash "$CLAUDE_PLUGIN_ROOT"/scripts/x.sh two`\n'
+    "C: `bash '${CLAUDE_PLUGIN_ROOT}/scripts/x.sh' three`\n"
+    'D: `sh -c "cd ${CLAUDE_PLUGIN_ROOT}/scripts && bash x.sh four"`\n'
+    "E: `bash ${CLAUDE_PLUGIN_ROOT}/scripts/x.sh five`\n"
+)
+
+
+@pytest.mark.parametrize("runtime", ["claude", "gemini"])
+def test_quoted_pack_paths_of_a_global_install_run_in_bash(tmp_path: Path, runtime: str) -> None:
+    """``"${CLAUDE_PLUGIN_ROOT}/scripts/x.sh"`` must not become ``"~/.claude/..."`` (no tilde
+    expansion inside quotes): each command of the installed text runs with bash, from
+    another folder, and reaches the pack's script."""
+    home = tmp_path / "home"
+    home.mkdir()
+    pack = make_pack(
+        tmp_path / "acme",
+        extra={
+            "commands/check.md": QUOTED,
+            "scripts/x.sh": '#!/bin/sh\necho "ran $1"\n',
+        },
+    )
+    _ok([f"--{runtime}", "--global", "--payload", str(pack)], home)
+    installed = {
+        "claude": home / ".claude/skills/acme-check/SKILL.md",
+        "gemini": home / ".gemini/commands/acme-check.toml",
+    }[runtime]
+    text = installed.read_text()
+    if runtime == "gemini":
+        text = text.replace('\\"', '"')
+    commands = re.findall(r"\b[A-E]: `([^`]*)`", text)
+    assert len(commands) == 5, text
+    assert commands[4].startswith("bash ~/"), commands[4]  # unquoted: ~ still expands
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for command, word in zip(commands, ["one", "two", "three", "four", "five"], strict=True):
+        proc = subprocess.run(
+            ["bash", "-c", command],
+            cwd=elsewhere,
+            env={"HOME": str(home), "PATH": "/usr/bin:/bin"},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert proc.stdout == f"ran {word}\n", (command, proc.stderr)
