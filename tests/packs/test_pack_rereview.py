@@ -5,6 +5,7 @@ manifest owns, the claims check sees MSD Core's manifest."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import subprocess
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 from packkit import make_pack
 
-from helpers import build, run_cli, snapshot
+from helpers import build, restore, run_cli, snapshot
 
 DENY = "#!/bin/sh\nexit 2\n"
 
@@ -108,3 +109,54 @@ def test_quoted_pack_paths_of_a_global_install_run_in_bash(tmp_path: Path, runti
             check=False,
         )
         assert proc.stdout == f"ran {word}\n", (command, proc.stderr)
+
+
+# H3 ------------------------------------------------------------------------------------------
+
+SEEDS = {
+    "claude": {},  # no settings.json: the first install creates it, the last removes it
+    "gemini": {".gemini/settings.json": '{"theme": "dark"}\n'},
+    "codex": {".codex/config.toml": 'model = "o3"\n\n[features]\nx = true\n'},
+}
+ORDERS = list(itertools.permutations("CAB"))
+
+
+@pytest.mark.parametrize("installs", ["".join(o) for o in ORDERS])
+@pytest.mark.parametrize(
+    ("runtime", "scope"),
+    [("claude", "--global"), ("gemini", "--global"), ("codex", "--global"), ("claude", "--local")],
+)
+def test_msd_core_and_two_hook_packs_leave_nothing_in_any_order(
+    tmp_path: Path, runtime: str, scope: str, installs: str
+) -> None:
+    """MSD Core (C) and packs with hooks on different events (A: PreToolUse, B: Stop), in
+    this install order, then each of the six uninstall orders: the tree is exactly the one
+    before (no ``{"hooks": {}}``, no settings file msd created, the user's bytes as they
+    were)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    build(home, SEEDS[runtime])
+    cwd = home
+    if scope == "--local":
+        cwd = home / "proj"
+        build(cwd, {"README.md": "mine\n"})
+    before = snapshot(home)
+    packs = {
+        "A": _hook_pack(tmp_path / "acme", "acme", "PreToolUse", "Bash"),
+        "B": _hook_pack(tmp_path / "beta", "beta", "Stop"),
+    }
+    base = [f"--{runtime}", scope]
+    install = {"C": base, **{k: [*base, "--payload", str(p)] for k, p in packs.items()}}
+    uninstall = {
+        "C": [*base, "--uninstall"],
+        "A": [*base, "--uninstall", "--pack", "acme"],
+        "B": [*base, "--uninstall", "--pack", "beta"],
+    }
+    for key in installs:
+        _ok(install[key], home, cwd)
+    installed = snapshot(home)
+    for order in ORDERS:
+        restore(home, installed)
+        for key in order:
+            _ok(uninstall[key], home, cwd)
+        assert snapshot(home) == before, f"install {installs}, uninstall {''.join(order)}"

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ..errors import MsdError
@@ -54,17 +55,59 @@ def heirs(
         left += [p for op in record["ops"] if (p := _implied_parents(op, doc)) is not None]
         if not left and not record["created"]:
             continue
-        heir = next((s for s in siblings if s.config_for(path) is not None), None)
-        if heir is None:
+        holders = [s for s in siblings if s.config_for(path) is not None]
+        if not holders:
             continue  # what holds the containers is the user's own: they stay, as before
-        own = heir.config_for(path)
-        assert own is not None
-        own["ops"] = [*left, *own["ops"]]
-        own["created"] = own["created"] or record["created"]
+        given: dict[str, list[ConfigOp]] = {}
+        for op in left:
+            heir = _heir(op, holders, path)
+            given.setdefault(heir.name, []).append(op)
+        # the file goes with the last of them: whoever holds its outermost container
+        outer = min(left, key=lambda op: len(op["path"]), default=None)
+        creator = _heir(outer, holders, path) if outer is not None else holders[0]
+        for heir in holders:
+            if heir.name not in given and heir is not creator:
+                continue
+            own = heir.config_for(path)
+            assert own is not None
+            own["ops"] = _ordered([*given.get(heir.name, []), *own["ops"]])
+            if heir is creator:
+                own["created"] = own["created"] or record["created"]
+            changed[heir.name] = heir
         record["ops"] = [op for op in record["ops"] if op not in left]
         record["created"] = False
-        changed[heir.name] = heir
     return list(changed.values())
+
+
+def _heir(op: ConfigOp, holders: list[manifest.Manifest], path: Path) -> manifest.Manifest:
+    """The sibling that takes ``op`` over: the first whose own entries live inside the
+    container ``op`` makes (it empties it, so its uninstall can remove it), else the first
+    with entries in the file."""
+    if op["op"] == "member" and op.get("label") == "container":
+        inside = (*op["path"], op["key"])
+        for sibling in holders:
+            own = sibling.config_for(path)
+            assert own is not None
+            if any(_within(mine, inside) for mine in own["ops"]):
+                return sibling
+    return holders[0]
+
+
+def _within(op: ConfigOp, container: tuple[str, ...]) -> bool:
+    """``op`` is an entry (not a container) somewhere inside ``container``."""
+    if op.get("label") == "container":
+        return False
+    at = tuple(op["path"]) if op["op"] == "item" else (*op["path"], op["key"])
+    return len(at) > len(container) - (op["op"] == "item") and at[: len(container)] == container
+
+
+def _ordered(ops: list[ConfigOp]) -> list[ConfigOp]:
+    """Containers first, outer before inner, then the entries: undone newest first, every
+    entry goes before the containers, and an inner container before the one holding it (an
+    outer one is removed only once it is empty)."""
+    containers = [op for op in ops if op["op"] == "member" and op.get("label") == "container"]
+    containers.sort(key=lambda op: len(op["path"]))
+    return [*containers, *(op for op in ops if op not in containers)]
 
 
 def _structure(op: ConfigOp, undone: ConfigDoc) -> bool:
