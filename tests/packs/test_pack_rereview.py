@@ -160,3 +160,31 @@ def test_msd_core_and_two_hook_packs_leave_nothing_in_any_order(
         for key in order:
             _ok(uninstall[key], home, cwd)
         assert snapshot(home) == before, f"install {installs}, uninstall {''.join(order)}"
+
+
+# H4 ------------------------------------------------------------------------------------------
+
+
+def test_uninstalling_a_pack_never_removes_what_another_manifest_lists(tmp_path: Path) -> None:
+    """A planted ``msd-file-manifest.evil.json``, a copy of MSD Core's (right hashes, its
+    settings entries, its store): ``--uninstall --pack evil`` removes that manifest only and
+    reports every path of MSD Core's as skipped, owned by MSD Core."""
+    home = tmp_path / "home"
+    home.mkdir()
+    _ok(["--claude", "--global"], home)
+    root = home / ".claude"
+    core = root / "msd-file-manifest.json"
+    (root / "msd-file-manifest.evil.json").write_bytes(core.read_bytes())
+    state = json.loads(core.read_text())["state"]
+    for rel in state:  # what MSD Core's hooks write at run time
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("{}\n")
+    planted = snapshot(home)
+    out = _ok(["--claude", "--global", "--uninstall", "--pack", "evil"], home)
+    after = snapshot(home)
+    assert set(planted) - set(after) == {".claude/msd-file-manifest.evil.json"}
+    assert {k: v for k, v in planted.items() if k in after} == after
+    assert "skip      ~/.claude/agents/msd-planner.md  (owned by MSD Core" in out
+    assert "msd-pristine.zlib  (owned by MSD Core" in out
+    for rel in state:
+        assert f"{rel}  (owned by MSD Core" in out

@@ -11,13 +11,17 @@ another install of msd owns.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ..errors import ManifestError, UsageError
 from . import manifest
 from .manifestcheck import MANIFEST_NAME, PACK_MANIFEST
 from .plan import Bounds, Plan
+from .pristine import STORE_NAME
+from .report import Result
 
 
 def refuse_claimed(plan: Plan, bounds: Callable[[], Bounds]) -> None:
@@ -57,3 +61,77 @@ def _owner(name: str) -> str:
     if name == MANIFEST_NAME:
         return "MSD Core"
     return f"pack {name.removeprefix('msd-file-manifest.').removesuffix('.json')}"
+
+
+def spare_others(found: manifest.Manifest, result: Result) -> None:
+    """Leave out of a pack's uninstall every file and config entry another manifest of its
+    root lists (MSD Core's or another pack's), each reported as skipped: a pack's manifest,
+    planted or damaged, never takes what another install owns. The others are read as they
+    are, unvalidated: whatever one of them names is kept."""
+    if found.name == MANIFEST_NAME:
+        return
+    owners: dict[str, str] = {}
+    entries: dict[tuple[str, str], str] = {}
+    for name in _manifests(found.root):
+        if name == found.name:
+            continue
+        doc = _loose(found.root / name)
+        files, state = doc.get("files"), doc.get("state")
+        listed = [
+            *(files if isinstance(files, dict) else ()),
+            *(state if isinstance(state, list) else ()),
+        ]
+        for rel in listed:
+            if isinstance(rel, str):
+                owners.setdefault(found.rel(found.abs(rel)), name)
+        if found.pristine and doc.get("pristine") == found.pristine:
+            found.pristine = ""  # the store is the other's: it stays
+            store = found.root / STORE_NAME
+            result.add("skip", store, f"owned by {_owner(name)} ({name}): kept")
+        config = doc.get("config")
+        for record in config if isinstance(config, list) else ():
+            if not isinstance(record, dict) or not isinstance(record.get("file"), str):
+                continue
+            ops = record.get("ops")
+            for op in ops if isinstance(ops, list) else ():
+                entries.setdefault((found.rel(found.abs(record["file"])), _key(op)), name)
+    for rel in sorted(found.files):
+        owner = owners.get(rel)
+        if owner is not None:
+            del found.files[rel]
+            result.add("skip", found.abs(rel), f"owned by {_owner(owner)} ({owner}): kept")
+    for rel in [r for r in found.state if found.rel(found.abs(r)) in owners]:
+        found.state.remove(rel)
+        owner = owners[found.rel(found.abs(rel))]
+        result.add("skip", found.abs(rel), f"owned by {_owner(owner)} ({owner}): kept")
+    for record in found.config:
+        kept: list[manifest.ConfigOp] = []
+        for op in record["ops"]:
+            owner = entries.get((record["file"], _key(op)))
+            if owner is None:
+                kept.append(op)
+            else:
+                label = op.get("label") or ".".join(op.get("path", []))
+                result.add(
+                    "skip",
+                    found.abs(record["file"]),
+                    f"{label}: owned by {_owner(owner)} ({owner}): kept",
+                )
+        if len(kept) != len(record["ops"]) or record["file"] in owners:
+            record["created"] = False  # the file holds another's entries: it stays
+        record["ops"] = kept
+
+
+def _loose(path: Path) -> dict[str, Any]:
+    try:
+        doc = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def _key(op: object) -> str:
+    """An entry as two manifests would both record it: where it is and what it hashes to."""
+    if not isinstance(op, dict):
+        return ""
+    return json.dumps([op.get(k) for k in ("op", "path", "key", "sha256")])

@@ -21,7 +21,7 @@ from types import FrameType
 from ..errors import FileAccessError, MsdError
 from . import handover, lock, manifest
 from .baseline import KnownFiles, resolve_adopt, vouched
-from .claims import refuse_claimed
+from .claims import refuse_claimed, spare_others
 from .confine import escaping_link, read_plain, show
 from .context import Context
 from .fs import Transaction
@@ -216,6 +216,7 @@ def uninstall(
         if found is None:
             result.notes.append(_no_manifest(root, name))
         else:
+            spare_others(found, result)
             resolve_uninstall(found, result, _fence(ctx))
         return result
     with _transaction(fault) as tx:
@@ -229,6 +230,7 @@ def uninstall(
                 return result
             with _journaled(tx, root, "uninstall", namespace=namespace):
                 heirs = handover.heirs(found, bounds, registry)  # MSD Core's and packs'
+                spare_others(found, result)  # a pack's never takes what another lists
                 steps = resolve_uninstall(found, result, _fence(ctx))
                 steps += [Write(h.path, h.to_bytes(), 0o644, barrier=True) for h in heirs]
                 guard = Guard(root, bounds().config_files, found.trusted, _fence(ctx))
