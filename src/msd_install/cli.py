@@ -35,7 +35,7 @@ from .progress import Progress
 from .render import next_step, render_check, render_health, render_text
 from .runtimes import ADAPTERS, RUNTIMES
 from .runtimes._base import Adapter
-from .runtimes.packs import pack_plan, read_pack
+from .runtimes.packs import pack_plan, read_pack, refuse_claims
 from .style import PLAIN, Style, for_stream
 
 JSON_FORMAT = 1
@@ -191,6 +191,9 @@ def cli(
     first = FIRST_COMMAND
     if isinstance(source, Payload) and (source.commands or source.skills):
         first = min([c.name for c in source.commands] + [k.name for k in source.skills])
+    if isinstance(source, Payload) and not (uninstall or reapply):
+        # a path another install of msd owns, in any root: refused before the first write
+        refuse_claims([ADAPTERS[n] for n in names], ctx, source)
     shown = None if as_json or not sys.stderr.isatty() else sys.stderr
     with Progress(shown, _progress_delay(ctx)) as progress:
         for i, name in enumerate(names, 1):

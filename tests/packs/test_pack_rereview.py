@@ -188,3 +188,52 @@ def test_uninstalling_a_pack_never_removes_what_another_manifest_lists(tmp_path:
     assert "msd-pristine.zlib  (owned by MSD Core" in out
     for rel in state:
         assert f"{rel}  (owned by MSD Core" in out
+
+
+# M1, M2 --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("runtime", ["claude", "codex"])
+def test_the_claims_check_reads_msd_cores_manifest(tmp_path: Path, runtime: str) -> None:
+    """MSD Core's manifest names state files a pack's may not: it is still read by the claims
+    check, not skipped. No pack name can land on an MSD Core path (``msd`` names are
+    refused), so MSD Core's manifest is given one of the pack's paths: the install is
+    refused naming MSD Core, and nothing is written."""
+    home = tmp_path / "home"
+    home.mkdir()
+    _ok([f"--{runtime}", "--global"], home)
+    pack = make_pack(tmp_path / "acme")
+    root = home / f".{runtime}"
+    dry = run_cli([f"--{runtime}", "--global", "--payload", str(pack), "--dry-run", "--json"], home)
+    landed = [a["path"] for a in json.loads(dry.stdout)["results"][0]["actions"]]
+    target = next(p for p in landed if "acme" in p and p.endswith(".md"))
+    core = root / "msd-file-manifest.json"
+    doc = json.loads(core.read_text())
+    assert doc["state"], "MSD Core's manifest lists state files"
+    rel = str(Path(target.replace("~", str(home))).relative_to(root))
+    doc["files"][rel] = {"sha256": "0" * 64, "mode": 420}
+    core.write_text(json.dumps(doc, indent=2))
+    before = snapshot(home)
+    proc = run_cli([f"--{runtime}", "--global", "--payload", str(pack), "--yes"], home)
+    assert proc.returncode != 0
+    assert "which MSD Core installed (msd-file-manifest.json)" in proc.stderr, proc.stderr
+    assert snapshot(home) == before
+
+
+def test_under_all_a_claims_refusal_comes_before_any_runtime_is_written(tmp_path: Path) -> None:
+    """Pack ``acme`` is in Kimi's root; pack ``acme-git`` would take its ``acme-git-commit``
+    there. ``--all`` refuses before the first runtime (Claude Code) is written."""
+    home = tmp_path / "home"
+    home.mkdir()
+    acme = make_pack(tmp_path / "acme")
+    other = make_pack(
+        tmp_path / "acme-git",
+        "acme-git",
+        extra={"commands/commit.md": "---\ndescription: theirs\n---\nOther commit.\n"},
+    )
+    _ok(["--kimi", "--global", "--payload", str(acme)], home)
+    before = snapshot(home)
+    proc = run_cli(["--all", "--global", "--payload", str(other), "--yes"], home)
+    assert proc.returncode != 0, proc.stdout
+    assert "which pack acme installed (msd-file-manifest.acme.json)" in proc.stderr, proc.stderr
+    assert snapshot(home) == before

@@ -12,21 +12,23 @@ another install of msd owns.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import os
 from pathlib import Path
 from typing import Any
 
-from ..errors import ManifestError, UsageError
+from ..errors import UsageError
 from . import manifest
 from .manifestcheck import MANIFEST_NAME, PACK_MANIFEST
-from .plan import Bounds, Plan
+from .plan import Plan
 from .pristine import STORE_NAME
 from .report import Result
 
 
-def refuse_claimed(plan: Plan, bounds: Callable[[], Bounds]) -> None:
+def refuse_claimed(plan: Plan) -> None:
     """Raise ``UsageError`` naming both owners and the path when ``plan`` (a pack's) would
-    install a file another manifest of its root lists."""
+    install a file another manifest of its root lists. The others are read as they are, not
+    validated with the pack's bounds (MSD Core's lists state files a pack's may not): a
+    manifest is never skipped for being another owner's."""
     if not plan.namespace:
         return
     own = manifest.manifest_name(plan.namespace)
@@ -34,19 +36,24 @@ def refuse_claimed(plan: Plan, bounds: Callable[[], Bounds]) -> None:
     for name in _manifests(plan.root):
         if name == own:
             continue
-        try:
-            other = manifest.validated(plan.root, bounds, name)
-        except ManifestError:
-            continue  # a damaged manifest is its own uninstall's problem
-        if other is None:
-            continue
-        for rel in sorted(other.files):
-            if other.abs(rel) in wanted:
+        for rel in sorted(_listed(_loose(plan.root / name))):
+            path = Path(os.path.normpath(plan.root / rel))
+            if path in wanted:
                 raise UsageError(
                     f"pack {plan.namespace} would install this file, which {_owner(name)} "
                     f"installed ({name}): rename the pack or its file; nothing was changed",
-                    path=other.abs(rel),
+                    path=path,
                 )
+
+
+def _listed(doc: dict[str, Any]) -> list[str]:
+    """The files and state files a manifest (read as it is) names."""
+    files, state = doc.get("files"), doc.get("state")
+    listed = [
+        *(files if isinstance(files, dict) else ()),
+        *(state if isinstance(state, list) else ()),
+    ]
+    return [rel for rel in listed if isinstance(rel, str)]
 
 
 def _manifests(root: Path) -> list[str]:
@@ -76,14 +83,8 @@ def spare_others(found: manifest.Manifest, result: Result) -> None:
         if name == found.name:
             continue
         doc = _loose(found.root / name)
-        files, state = doc.get("files"), doc.get("state")
-        listed = [
-            *(files if isinstance(files, dict) else ()),
-            *(state if isinstance(state, list) else ()),
-        ]
-        for rel in listed:
-            if isinstance(rel, str):
-                owners.setdefault(found.rel(found.abs(rel)), name)
+        for rel in _listed(doc):
+            owners.setdefault(found.rel(found.abs(rel)), name)
         if found.pristine and doc.get("pristine") == found.pristine:
             found.pristine = ""  # the store is the other's: it stays
             store = found.root / STORE_NAME

@@ -74,7 +74,7 @@ def install(
             if plan.root.is_dir():
                 _recover(plan.root, bounds, registry, result, ctx, lock_timeout=lock_timeout)
             here = plan.root.is_dir()
-            refuse_claimed(plan, bounds)
+            refuse_claimed(plan)
             old = _load(plan.root, bounds, registry, result, name) if here else None
             moved = migrate(old, migrations, result, ctx.cwd if ctx.is_local else None)
             resolve_install(plan, ctx, old, result, applied=moved.applied)
@@ -112,7 +112,7 @@ def _install(
         created = tx.makedirs(plan.root)
         with lock.hold(plan.root, lock_timeout):
             _recover(plan.root, bounds, registry, result, ctx, locked=True)
-            refuse_claimed(plan, bounds)
+            refuse_claimed(plan)
             with _journaled(tx, plan.root, "install", tuple(created), plan.namespace):
                 old = _load(plan.root, bounds, registry, result, name)
                 moved = migrate(old, migrations, result, project)

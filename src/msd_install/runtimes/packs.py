@@ -18,6 +18,7 @@ from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
+from ..installer.claims import refuse_claimed
 from ..installer.context import Context
 from ..installer.plan import MEMBER, Bounds, ConfigEntry, FileOp, Plan
 from ..payload import Payload, Skill
@@ -87,6 +88,14 @@ def pack_plan(adapter: Adapter, ctx: Context, pack: Payload) -> Plan:
         config_names=(*plan.config_names, *core_bounds(adapter, ctx).config_files),
         namespace=pack.namespace,
     )
+
+
+def refuse_claims(adapters: list[Adapter], ctx: Context, pack: Payload) -> None:
+    """Refuse (``UsageError``) when ``pack`` would install, in any of these runtimes, a path
+    another manifest of that root lists: all roots are checked before the first is written
+    (the engine checks its own root again, under the lock)."""
+    for adapter in adapters:
+        refuse_claimed(pack_plan(adapter, ctx, pack))
 
 
 def core_bounds(adapter: Adapter, ctx: Context) -> Bounds:
