@@ -237,3 +237,28 @@ def test_under_all_a_claims_refusal_comes_before_any_runtime_is_written(tmp_path
     assert proc.returncode != 0, proc.stdout
     assert "which pack acme installed (msd-file-manifest.acme.json)" in proc.stderr, proc.stderr
     assert snapshot(home) == before
+
+
+# M3 ------------------------------------------------------------------------------------------
+
+
+def test_a_matcher_on_a_non_tool_event_is_kept_or_the_hook_not_registered(tmp_path: Path) -> None:
+    """SessionStart ``startup`` keeps its matcher in Claude Code; where a runtime has no
+    matcher on that event the hook is left out with a note (never widened to every start)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    pack = _hook_pack(tmp_path / "boot", "boot", "SessionStart", "startup")
+    _ok(["--claude", "--global", "--payload", str(pack)], home)
+    settings = json.loads((home / ".claude/settings.json").read_text())
+    groups = settings["hooks"]["SessionStart"]
+    assert [g.get("matcher") for g in groups] == ["startup"]
+    assert "boot-deny.sh" in groups[0]["hooks"][0]["command"]
+    for runtime, label, config in [
+        ("gemini", "Gemini CLI", ".gemini/settings.json"),
+        ("copilot", "GitHub Copilot CLI", ".copilot/hooks/msd-hooks.json"),
+    ]:
+        out = _ok([f"--{runtime}", "--global", "--payload", str(pack)], home)
+        note = f"boot-deny runs only on SessionStart 'startup': {label} has no matcher there"
+        assert note in out, out
+        written = home / config
+        assert not written.exists() or "boot-deny" not in written.read_text()

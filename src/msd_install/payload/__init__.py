@@ -79,6 +79,10 @@ class HookSpec:
     # interpreter ("bash", "sh", "node"), found on the PATH (payload/packhooks.py)
     runner: str = ""
     source: str = ""  # a pack's hook: the file in the pack (``hooks/lint/check.sh``), for notes
+    # the matcher of an event that is not about a tool (SessionStart's ``startup``, PreCompact's
+    # ``manual``): kept where the runtime has one there (``HookDialect.event_matchers``), else
+    # the hook is not registered (it would run on every such event)
+    when: str | None = None
 
     def scripts(self) -> tuple[str, ...]:
         """This hook's script and every helper it needs, all under ``<root>/hooks/``."""

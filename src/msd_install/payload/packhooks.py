@@ -27,7 +27,7 @@ from .packfiles import PackFiles
 
 REGISTRY = "hooks/hooks.json"
 # the events whose matcher names tools (Claude Code's hooks reference); other events' matchers
-# (SessionStart's "startup|resume") are not tool names and are not passed on
+# (SessionStart's "startup|resume") are not tool names: ``HookSpec.when``
 TOOL_EVENTS = (
     "PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"
 )  # fmt: skip
@@ -82,10 +82,11 @@ def pack_hooks(
         while name in names:
             name += "-x"
         names.add(name)
+        tool, when = (match, None) if event in TOOL_EVENTS else (None, match)
         specs.append(
             HookSpec(
-                name, installed[rel], event, match, timeout, found.files[rel], helpers, runner,
-                source=rel,
+                name, installed[rel], event, tool, timeout, found.files[rel], helpers, runner,
+                source=rel, when=when,
             )
         )  # fmt: skip
     for helper, rel in zip(helpers, helper_rels, strict=True):  # never registered, only needed
@@ -145,7 +146,7 @@ def _matcher(
         found.problems.append(f"{at}: matcher is not a string")
         return None
     if event not in TOOL_EVENTS:
-        return None  # SessionStart's "startup|resume" and the like: not tool names
+        return value  # SessionStart's "startup|resume" and the like: kept as they are
     for name in value.split("|"):
         if _MCP.fullmatch(name):
             continue

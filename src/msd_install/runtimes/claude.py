@@ -72,6 +72,7 @@ EVENTS = (
 DIALECT = HookDialect(
     LABEL,
     events={e: e for e in EVENTS},
+    event_matchers=frozenset(("SessionStart", "PreCompact")),
     status_line=True,
 )
 

@@ -23,7 +23,7 @@ from ..installer.context import Context
 from ..installer.plan import FileOp
 from ..payload import HookSpec
 from ._base import interpreter
-from .shapes import HookDialect, matcher
+from .shapes import HookDialect, matcher, unmatched_when
 
 DISPATCHER = "msd-cline-hooks.py"
 EVENTS = ("PreToolUse", "PostToolUse")
@@ -87,6 +87,9 @@ def hook_files(
             continue
         if hook.event not in EVENTS:
             notes.append(f"hooks: Cline has no {hook.event} event: {hook.name} not used")
+            continue
+        if note := unmatched_when(hook, "Cline"):
+            notes.append(note)
             continue
         tools, more = matcher(hook.matcher, TOOLS)
         notes += more

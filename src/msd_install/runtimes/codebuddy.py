@@ -170,6 +170,7 @@ EVENTS = (
 HOOKS = HookDialect(
     LABEL,
     events={e: e for e in EVENTS},
+    event_matchers=frozenset(("SessionStart", "PreCompact")),
     status_line=True,
 )
 

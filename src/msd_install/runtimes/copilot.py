@@ -72,6 +72,7 @@ from .shapes import (
     mcp_member,
     skill_op,
     stdio_server,
+    unmatched_when,
 )
 
 MCP_LAUNCHER = "bin/msd-mcp"
@@ -211,6 +212,9 @@ def _hook_entries(
         event = HOOKS.events.get(hook.event)
         if event is None:
             notes.append(f"hooks: {LABEL} has no {hook.event} event: {hook.name} not used")
+            continue
+        if note := unmatched_when(hook, LABEL):
+            notes.append(note)
             continue
         script_ref = hook_script_ref(ctx, root, hook.script, "COPILOT_PROJECT_DIR")
         command = hook_command(ctx, script_ref, HOOKS, hook.runner)

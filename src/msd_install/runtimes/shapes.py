@@ -48,6 +48,21 @@ class HookDialect:
     named: bool = False  # each hook carries its ``name`` (Gemini and Qwen show and filter by it)
     # hooks that cannot work in the runtime: name -> why (noted, not registered)
     unused: Mapping[str, str] = field(default_factory=dict)
+    # the (Claude) events that take a matcher not about tools (SessionStart's ``startup``,
+    # PreCompact's ``manual``): a hook with one (``HookSpec.when``) elsewhere is not registered
+    event_matchers: frozenset[str] = frozenset()
+
+
+def unmatched_when(hook: HookSpec, runtime: str, supported: frozenset[str] = frozenset()) -> str:
+    """The note on a hook whose non-tool matcher (``HookSpec.when``) the runtime cannot
+    express on its event ("" when there is none, or the runtime has it): it is not
+    registered, since it would run on every such event."""
+    if not hook.when or hook.event in supported:
+        return ""
+    return (
+        f"hooks: {hook.name} runs only on {hook.event} {hook.when!r}: {runtime} has no "
+        "matcher there: not used"
+    )
 
 
 def hook_script_ref(
@@ -165,6 +180,11 @@ def settings_hooks(
         if hook.timeout:
             command["timeout"] = hook.timeout * dialect.timeout_scale
         group: dict[str, Any] = {}
+        if note := unmatched_when(hook, dialect.runtime, dialect.event_matchers):
+            notes.append(note)
+            continue
+        if hook.when:
+            group["matcher"] = hook.when
         match, more = matcher(hook.matcher, dialect)
         notes += more
         if hook.matcher and match is None:
