@@ -55,8 +55,7 @@ EXPECTED = [
     "hyphens only",
     "commands/nofm.md: has no frontmatter",
     "commands/open.md: bad frontmatter: while parsing a flow sequence",
-    "commands/git/ref.md: @-reference @${CLAUDE_PLUGIN_ROOT}/references/missing.md: no such "
-    "file in the pack",
+    # (the missing references/missing.md is a warning, not a problem: see below)
     "commands/git/ref.md: @-reference @${CLAUDE_PLUGIN_ROOT}/../secret.md leaves the pack",
     "commands/git/ref.md: 'allowed-tools' names unknown tool 'Teleport'",
     "agents/helper.md: frontmatter has no 'description'",
@@ -236,9 +235,11 @@ def test_files_flattened_onto_one_name_are_refused(tmp_path: Path) -> None:
     assert list(home.iterdir()) == []
 
 
-def test_a_reference_to_a_file_the_pack_does_not_install_is_refused(tmp_path: Path) -> None:
-    """A plain ``${CLAUDE_PLUGIN_ROOT}/<path>`` (not only an @-reference) must name a file the
-    pack installs, wherever it is: in a command, a skill's further file, an engine file."""
+def test_a_reference_to_a_file_the_pack_does_not_install_is_a_warning(tmp_path: Path) -> None:
+    """A ``${CLAUDE_PLUGIN_ROOT}/<path>`` naming no file the pack installs (an example in a
+    code block, a placeholder, a file made at run time) is a warning naming the whole
+    reference, in a command, a skill's further file or an engine file; the pack installs and
+    the reference is rewritten to where the file would be. Leaving the pack stays refused."""
     home = tmp_path / "home"
     home.mkdir()
     pack = make_pack(
@@ -246,28 +247,48 @@ def test_a_reference_to_a_file_the_pack_does_not_install_is_refused(tmp_path: Pa
         extra={
             "commands/run.md": "---\ndescription: run\n---\n"
             "Run `${CLAUDE_PLUGIN_ROOT}/scripts/gone.sh` then "
-            "${CLAUDE_PLUGIN_ROOT}/skills/lint/reference.md.\n",
+            "${CLAUDE_PLUGIN_ROOT}/skills/lint/reference.md.\n"
+            "Config: ${CLAUDE_PLUGIN_ROOT}/config/icp.<domain>.yaml\n",
             "skills/lint/more.md": "See ${CLAUDE_PLUGIN_ROOT}/references/nope.md\n",
             "references/index.md": "Also ${CLAUDE_PLUGIN_ROOT}/README.md\n",
         },
     )
     proc = run_cli(["--claude", "--global", "--yes", "--payload", str(pack)], home)
-    assert proc.returncode == 2
-    lines = proc.stderr.splitlines()
-    assert "(3 problems)" in lines[0], proc.stderr
-    assert (
-        f"msd-install: {pack}/commands/run.md: reference ${{CLAUDE_PLUGIN_ROOT}}/scripts/gone.sh: "
-        "no such file in the pack" in lines
-    )
-    assert (
-        f"msd-install: {pack}/skills/lint/more.md: reference "
-        "${CLAUDE_PLUGIN_ROOT}/references/nope.md: no such file in the pack" in lines
+    assert proc.returncode == 0, proc.stderr
+    lines = [line.strip() for line in proc.stdout.splitlines()]
+    warned = [line for line in lines if line.startswith("note: pack acme: warning: ")]
+    assert len(warned) == 4, proc.stdout
+    assert any(
+        "commands/run.md: reference ${CLAUDE_PLUGIN_ROOT}/scripts/gone.sh: no such file in the "
+        "pack" in line
+        for line in warned
     )
     assert any(
-        line.startswith(
-            f"msd-install: {pack}/references/index.md: reference ${{CLAUDE_PLUGIN_ROOT}}/README.md:"
-            " that file is not installed"
-        )
-        for line in lines
+        "commands/run.md: reference ${CLAUDE_PLUGIN_ROOT}/config/icp.<domain>.yaml: no such "
+        "file" in line
+        for line in warned
     )
-    assert list(home.iterdir()) == []
+    assert any(
+        "skills/lint/more.md: reference ${CLAUDE_PLUGIN_ROOT}/references/nope.md: no such file"
+        in line
+        for line in warned
+    )
+    assert any(
+        "references/index.md: reference ${CLAUDE_PLUGIN_ROOT}/README.md: that file is not "
+        "installed" in line
+        for line in warned
+    )
+    run = (home / ".claude/skills/acme-run/SKILL.md").read_text()
+    assert "`~/.claude/acme/scripts/gone.sh`" in run
+    assert "~/.claude/acme/config/icp.<domain>.yaml" in run
+
+    escaping = make_pack(
+        tmp_path / "esc",
+        "esc",
+        extra={"commands/up.md": "---\ndescription: up\n---\n${CLAUDE_PLUGIN_ROOT}/../x.md\n"},
+    )
+    before = sorted(p.name for p in (home / ".claude").iterdir())
+    proc = run_cli(["--claude", "--global", "--yes", "--payload", str(escaping)], home)
+    assert proc.returncode == 2
+    assert "reference ${CLAUDE_PLUGIN_ROOT}/../x.md leaves the pack" in proc.stderr
+    assert sorted(p.name for p in (home / ".claude").iterdir()) == before

@@ -112,6 +112,7 @@ class Payload:
     # its manifest; empty for MSD Core
     namespace: str = ""
     engine_dir: str = "msd-core"  # where ``core`` goes under the root (a pack: ``<pack>``)
+    notes: tuple[str, ...] = ()  # a pack's warnings (``payload/pack.py``), shown with each run
 
 
 def split_frontmatter(relpath: str, text: str) -> Document:

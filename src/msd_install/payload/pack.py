@@ -52,6 +52,8 @@ _REF = re.compile(
     r"(?P<at>(?<![\w@`])@)?\$(?:\{CLAUDE_PLUGIN_ROOT\}|CLAUDE_PLUGIN_ROOT)/"
     r"(?P<path>[^\s)\]`'\"<>,;$]*[^\s)\]`'\"<>,;.:$])"
 )
+# a reference as written, up to the space, quote or bracket that ends it
+_WORD = re.compile(r"@?[^\s`'\"()\[\]]+")
 _MCP = re.compile(r"mcp__[A-Za-z0-9_-]+(__[A-Za-z0-9_.*-]+)?")
 
 
@@ -92,7 +94,10 @@ def load_pack(directory: Path, tools: frozenset[str], events: frozenset[str]) ->
             taken[name] = rel
     if found.problems:
         raise PackError(directory, found.problems)
-    return Payload(tuple(commands), tuple(agents), tuple(skills), hooks, engine, (), pack, pack)
+    return Payload(
+        tuple(commands), tuple(agents), tuple(skills), hooks, engine, (), pack, pack,
+        notes=tuple(loader.warnings),
+    )  # fmt: skip
 
 
 def _name(found: PackFiles) -> str:
@@ -153,6 +158,7 @@ class _Loader:
     ) -> None:
         self.found, self.pack, self.tools = found, pack, tools
         self.agent_names, self.shipped = agents, shipped
+        self.warnings: list[str] = []  # references to what the pack does not ship
 
     def problem(self, rel: str, what: str) -> None:
         self.found.problems.append(f"{rel}: {what}")
@@ -283,18 +289,23 @@ class _Loader:
             what = "@-reference" if match.group("at") else "reference"
             path = posixpath.normpath(match.group("path"))
             folder = f"{path}/"
+            # the whole word as written (``.../icp.<domain>.yaml``), not only the path part
+            full = _WORD.match(text, match.start())
+            named = (full.group() if full else match.group()).rstrip(".,;:")
             if path.startswith("../") or path == "..":
-                self.problem(rel, f"{what} {match.group()} leaves the pack")
+                self.problem(rel, f"{what} {named} leaves the pack")
             elif path not in self.found.files and not any(
                 f.startswith(folder) for f in self.found.files
             ):
-                self.problem(rel, f"{what} {match.group()}: no such file in the pack")
+                self.warnings.append(
+                    f"{rel}: {what} {named}: no such file in the pack (an example, a "
+                    "placeholder or a file made at run time?): rewritten to where it would be"
+                )
             elif path not in self.shipped and not any(f.startswith(folder) for f in self.shipped):
-                self.problem(
-                    rel,
-                    f"{what} {match.group()}: that file is not installed as it is (commands/ "
+                self.warnings.append(
+                    f"{rel}: {what} {named}: that file is not installed as it is (commands/ "
                     "and agents/ are converted for each runtime, files at the top and "
-                    "hooks/hooks.json are not installed)",
+                    "hooks/hooks.json are not installed): rewritten to where it would be"
                 )
 
     def _description(self, rel: str, doc: Document) -> str | None:

@@ -59,6 +59,7 @@ def pack_plan(adapter: Adapter, ctx: Context, pack: Payload) -> Plan:
     notes = [f"pack {pack.namespace}: recorded in its own msd-file-manifest.{pack.namespace}.json"]
     notes += [n for n in plan.notes if "msd" not in n and not _NO_EVENT.match(n)]
     notes += _hook_notes(adapter, pack)
+    notes += [f"pack {pack.namespace}: warning: {n}" for n in pack.notes]
     for op in plan.files:
         if _is_packs(op.path, root, pack.namespace):
             files.setdefault(op.path, op)
