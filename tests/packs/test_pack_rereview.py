@@ -262,3 +262,18 @@ def test_a_matcher_on_a_non_tool_event_is_kept_or_the_hook_not_registered(tmp_pa
         assert note in out, out
         written = home / config
         assert not written.exists() or "boot-deny" not in written.read_text()
+
+
+# reserved names ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["agent", "command", "mode", "output-styles", "config"])
+def test_a_pack_named_as_a_runtime_folder_is_refused(tmp_path: Path, name: str) -> None:
+    """``agent``: its engine folder would be OpenCode's ``agent/``, read as agents."""
+    home = tmp_path / "home"
+    home.mkdir()
+    pack = make_pack(tmp_path / name, name)
+    proc = run_cli(["--opencode", "--global", "--payload", str(pack), "--yes"], home)
+    assert proc.returncode == 2
+    assert f"pack name {name!r}" in proc.stderr and "is reserved" in proc.stderr, proc.stderr
+    assert list(home.iterdir()) == []

@@ -42,6 +42,9 @@ RESERVED = frozenset(
         "msd", "msd-core", "commands", "agents", "skills", "hooks", "prompts", "rules",
         "workflows", "global_workflows", "plugins", "plugin", "extensions", "steering",
         "cache", "bin", "lib", "mcp", "tools", "memories", "settings", "projects", "todos",
+        # OpenCode's and Kilo's singular folders, their modes, Claude Code's output styles, the
+        # folders of Gemini CLI and Antigravity
+        "agent", "command", "mode", "modes", "output-styles", "config", "antigravity",
     )
 )  # fmt: skip
 TEXT = (".md", ".json", ".txt", ".toml", ".yaml", ".yml")
