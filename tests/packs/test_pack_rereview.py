@@ -277,3 +277,30 @@ def test_a_pack_named_as_a_runtime_folder_is_refused(tmp_path: Path, name: str) 
     assert proc.returncode == 2
     assert f"pack name {name!r}" in proc.stderr and "is reserved" in proc.stderr, proc.stderr
     assert list(home.iterdir()) == []
+
+
+# . and .. in references ----------------------------------------------------------------------
+
+
+def test_dot_segments_in_a_reference_are_resolved_before_it_is_placed(tmp_path: Path) -> None:
+    """``skills/lint/../../references/style.md`` names the engine file, not a path beside the
+    skill's installed folder: it becomes where that file landed, and the file is there."""
+    home = tmp_path / "home"
+    home.mkdir()
+    pack = make_pack(
+        tmp_path / "acme",
+        extra={
+            "commands/dots.md": "---\ndescription: dots\n---\n"
+            "A ${CLAUDE_PLUGIN_ROOT}/skills/lint/../../references/style.md\n"
+            "B ${CLAUDE_PLUGIN_ROOT}/./skills/lint/reference.md\n"
+        },
+    )
+    _ok(["--claude", "--global", "--payload", str(pack)], home)
+    text = (home / ".claude/skills/acme-dots/SKILL.md").read_text()
+    named = dict(line.split(" ", 1) for line in text.splitlines() if line[:2] in ("A ", "B "))
+    assert named == {
+        "A": "~/.claude/acme/references/style.md",
+        "B": "~/.claude/skills/acme-lint/reference.md",
+    }
+    for path in named.values():
+        assert (home / path.removeprefix("~/")).is_file(), path

@@ -12,6 +12,7 @@ namespace: the engine keeps its manifest as ``msd-file-manifest.<pack>.json``.
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import replace
@@ -205,12 +206,18 @@ def _placed(
 
     def landed(match: re.Match[str]) -> str:
         rel = match.group(1)
+        # ``skills/lint/../../references/x.md``, ``./references/x.md``: the file they name
+        tail = "/" if rel.endswith("/") else ""
+        normal = posixpath.normpath(rel) + tail if rel.strip("/") else rel
+        if normal == ".." or normal.startswith("../"):
+            return match.group(0)  # refused when the pack was read
+        rel = "" if normal in (".", "./") else normal
         parts = rel.split("/")
         for n in range(len(parts), 0, -1):
             home = place.get("/".join(parts[:n]))
             if home is not None:
                 return ref_of(home).rstrip("/") + "".join(f"/{p}" for p in parts[n:])
-        return match.group(0)
+        return prefix + rel
 
     pattern = re.compile(re.escape(prefix) + r"([^\s)\]`'\"<>,;]*)")
     out = pattern.sub(landed, text)
