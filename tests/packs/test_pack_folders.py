@@ -23,7 +23,7 @@ ROOTS = {
     "antigravity": ".gemini/config",
 }
 # how the converted text tells the agent where an agent's instructions are
-_READ = re.compile(r"read (~/\S+?/agents/[a-z0-9-]+\.md)")
+_READ = re.compile(r"read ((?:~|/)\S+?/agents/[a-z0-9-]+\.md)")
 
 
 def _ok(args: list[str], home: Path) -> str:
@@ -60,6 +60,8 @@ def test_msd_core_uninstall_leaves_the_pack_whole(tmp_path: Path, runtime: str) 
     named = set()
     for rel, data in packs.items():
         for ref in _READ.findall(data.decode("utf-8", "replace")):
+            # inside quotes (Hermes' delegate_task context="...") a global path is absolute
+            ref = ref.replace(f"{home}/", "~/", 1)
             assert (home / ref[2:]).is_file(), f"{rel} names {ref}"
             named.add(ref)
     assert f"~/{ROOTS[runtime]}/acme/agents/acme-reviewer.md" in named
