@@ -168,21 +168,27 @@ def _migrations(items: Any) -> Iterator[str]:
             yield f"migrations[{i}] is not an object with a short 'id' and 'version'"
 
 
-def _own_path(rel: str, root: Path, bounds: Bounds) -> str | None:
-    """Why a file path may not be one of ours, or None (text rules and reserved names)."""
+def _own_path(rel: str, others: frozenset[str]) -> str | None:
+    """Why a file path may not be one of ours, or None (text rules and reserved names);
+    ``others``: the folded config and state files of the root (``_others``)."""
     why = rel_problem(rel)
     if why:
         return why
     folded = fold(rel)
     if (
-        folded in {fold(r) for r in RESERVED}
+        folded in _RESERVED_FOLDED
         or PACK_MANIFEST.fullmatch(folded)
         or folded.split("/")[0] in _OWN_DIRS
     ):
         return "is one of msd-install's own bookkeeping files"
-    if folded in {fold(rel_of(root, p)) for p in (*bounds.config_files, *bounds.state_files)}:
+    if folded in others:
         return "is a config or state file, not a file of msd's"
     return None
+
+
+def _others(root: Path, bounds: Bounds) -> frozenset[str]:
+    """Computed once per manifest, not once per file (it was a fifth of an uninstall)."""
+    return frozenset(fold(rel_of(root, p)) for p in (*bounds.config_files, *bounds.state_files))
 
 
 def fold(rel: str) -> str:
@@ -191,9 +197,13 @@ def fold(rel: str) -> str:
     return unicodedata.normalize("NFC", rel).casefold()
 
 
+_RESERVED_FOLDED = frozenset(fold(r) for r in RESERVED)
+
+
 def _files(doc: dict[str, Any], root: Path, bounds: Bounds) -> Iterator[str]:
+    others = _others(root, bounds)
     for rel, record in doc.get("files", {}).items():
-        why = _own_path(rel, root, bounds)
+        why = _own_path(rel, others)
         if why:
             yield f"files: {show(rel)} {why}"
         if not isinstance(record, dict):
