@@ -169,14 +169,14 @@ def _resolve_file(
             res.not_installed.add(op.path)
             return
         _back_up(op.path, rel, new, res, result)  # a link: nothing is written aside
-        res.steps.append(Write(op.path, op.content, op.mode))
+        res.steps.append(Write(op.path, op.content, op.mode, payload=True))
         result.add("update", op.path)
         new.files[rel] = {"sha256": want_sha, "mode": op.mode}
         return
     current = res.read(new.root, op.path)
     if current is None:
         res.ensure_parent(op.path)
-        res.steps.append(Write(op.path, op.content, op.mode))
+        res.steps.append(Write(op.path, op.content, op.mode, payload=True))
         result.add("create", op.path)
     elif (
         current == op.content
@@ -191,7 +191,7 @@ def _resolve_file(
         # the user's own copy: keep it to give back on uninstall
         if record.get("adopted") and not _back_up(op.path, rel, new, res, result):
             return
-        res.steps.append(Write(op.path, op.content, op.mode))
+        res.steps.append(Write(op.path, op.content, op.mode, payload=True))
         result.add("update", op.path)
     elif record is not None and record.get("patched") == sha256_bytes(current):
         if want_sha == record["sha256"]:
@@ -213,7 +213,7 @@ def _resolve_file(
     elif ctx.force:
         if not _back_up(op.path, rel, new, res, result):
             return
-        res.steps.append(Write(op.path, op.content, op.mode))
+        res.steps.append(Write(op.path, op.content, op.mode, payload=True))
         result.add("update", op.path)
     else:
         result.add("conflict", op.path, "a file of yours is there; --force replaces it")
@@ -251,7 +251,7 @@ def _save_patch(
         res.ensure_parent(saver.base_copy(rel))
         res.steps.append(Write(saver.base_copy(rel), base, None))
     saver.add(rel, sha256_bytes(current), old_sha if base is not None else None, op.content)
-    res.steps.append(Write(op.path, op.content, op.mode))
+    res.steps.append(Write(op.path, op.content, op.mode, payload=True))
     result.add("backup", user, f"your changes to {rel}, for msd-install --reapply")
     result.add("update", op.path)
     return True
