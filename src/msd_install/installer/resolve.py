@@ -97,11 +97,12 @@ def resolve_install(
     # a foreign manifest is rewritten even when its (restricted) content is unchanged (the
     # user's registry then records it as theirs), unless it came exactly as this run would
     # write it: a teammate's committed install stays byte for byte, and becomes trusted
-    res.digest = new.digest()
+    data = new.to_bytes()  # once: an indented dump is Python's slow JSON encoder
+    res.digest = sha256_bytes(data)
     if old is not None and not old.trusted and res.digest == old.original_digest:
         result.notes.append(VERIFIED if not result.dry_run else VERIFIED_DRY)
-    elif old is None or not old.trusted or old.to_bytes() != new.to_bytes():
-        res.steps.append(Write(new.path, new.to_bytes(), 0o644, barrier=True))
+    elif old is None or not old.trusted or old.to_bytes() != data:
+        res.steps.append(Write(new.path, data, 0o644, barrier=True))
     return res
 
 
