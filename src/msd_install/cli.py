@@ -390,12 +390,15 @@ def _in_scope(names: list[str], scope: str, *, everything: bool, quiet: bool) ->
 
 def _bounds(runtime: Adapter, ctx: Context) -> Callable[[], Bounds]:
     """What a manifest in this root may name outside it: asked for only when one exists
-    (planning refuses some roots, where there is then nothing to read anyway)."""
+    (planning refuses some roots, where there is then nothing to read anyway); planned
+    once, however often a run asks (a whole plan converts every payload file)."""
+    from functools import cache
+
     from .installer.migration import widened
     from .migrations import ALL as MIGRATIONS
     from .payload import load as load_payload
 
-    plan = lambda: runtime.plan(ctx, load_payload()).bounds()  # noqa: E731
+    plan = cache(lambda: runtime.plan(ctx, load_payload()).bounds())
     return widened(plan, runtime.root(ctx), MIGRATIONS)
 
 
