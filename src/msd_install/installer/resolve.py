@@ -99,11 +99,12 @@ def resolve_install(
     # a foreign manifest is rewritten even when its (restricted) content is unchanged (the
     # user's registry then records it as theirs), unless it came exactly as this run would
     # write it: a teammate's committed install stays byte for byte, and becomes trusted
-    res.digest = new.digest()
+    data = new.to_bytes()  # once: an indented dump is Python's slow JSON encoder
+    res.digest = sha256_bytes(data)
     if old is not None and not old.trusted and res.digest == old.original_digest:
         result.notes.append(VERIFIED if not result.dry_run else VERIFIED_DRY)
-    elif old is None or not old.trusted or old.to_bytes() != new.to_bytes():
-        res.steps.append(Write(new.path, new.to_bytes(), 0o644, barrier=True))
+    elif old is None or not old.trusted or old.to_bytes() != data:
+        res.steps.append(Write(new.path, data, 0o644, barrier=True))
     return res
 
 
@@ -192,14 +193,14 @@ def _resolve_file(
             res.not_installed.add(op.path)
             return
         _back_up(op.path, rel, new, res, result)  # a link: nothing is written aside
-        res.steps.append(Write(op.path, op.content, op.mode))
+        res.steps.append(Write(op.path, op.content, op.mode, payload=True))
         result.add("update", op.path)
         new.files[rel] = {"sha256": want_sha, "mode": op.mode}
         return
     current = res.read(new.root, op.path)
     if current is None:
         res.ensure_parent(op.path)
-        res.steps.append(Write(op.path, op.content, op.mode))
+        res.steps.append(Write(op.path, op.content, op.mode, payload=True))
         result.add("create", op.path)
     elif (
         current == op.content
@@ -214,7 +215,7 @@ def _resolve_file(
         # the user's own copy: keep it to give back on uninstall
         if record.get("adopted") and not _back_up(op.path, rel, new, res, result):
             return
-        res.steps.append(Write(op.path, op.content, op.mode))
+        res.steps.append(Write(op.path, op.content, op.mode, payload=True))
         result.add("update", op.path)
     elif record is not None and record.get("patched") == sha256_bytes(current):
         if want_sha == record["sha256"]:
@@ -244,7 +245,7 @@ def _resolve_file(
     elif ctx.force:
         if not _back_up(op.path, rel, new, res, result):
             return
-        res.steps.append(Write(op.path, op.content, op.mode))
+        res.steps.append(Write(op.path, op.content, op.mode, payload=True))
         result.add("update", op.path)
     else:
         result.add("conflict", op.path, "a file of yours is there; --force replaces it")
@@ -289,7 +290,7 @@ def _save_patch(
         res.ensure_parent(saver.base_copy(rel))
         res.steps.append(Write(saver.base_copy(rel), base, None))
     saver.add(rel, sha256_bytes(current), old_sha if base is not None else None, op.content)
-    res.steps.append(Write(op.path, op.content, op.mode))
+    res.steps.append(Write(op.path, op.content, op.mode, payload=True))
     if base is not None:
         result.add("backup", user, f"your changes to {rel}, for msd-install --reapply")
     else:
