@@ -191,6 +191,7 @@ class Transaction:
         self._undo: list[Callable[[], None]] = []
         self._seen: set[tuple[int, int, str] | str] = set()
         self._fault = fault
+        self._unsynced: list[Spot] = []  # payload files written without an fsync (flush)
         self.dirs = Dirs()
         self.mutations = 0
         # the run's intent journal (installer/journal.py): told of each change before it
@@ -252,12 +253,27 @@ class Transaction:
         self._remember(spot, in_place)
         self._tick()
         write_at(spot, content, mode, durable=existed or sync, in_place=in_place)
+        if not (existed or sync):
+            self._unsynced.append(spot)
 
     def flush(self) -> None:
         """Before the manifest is written: the journal's lines so far are durable, so that a
-        manifest a power cut keeps always comes with the journal that can undo its run."""
+        manifest a power cut keeps always comes with the journal that can undo its run; and
+        so are the payload files written without an fsync of their own, with one ``os.sync``
+        for all of them (one fsync each made an install spend most of its time in fsync). A
+        manifest must never list a file whose bytes a power cut may lose: the next run would
+        take that empty file of msd's for an edit of the user's."""
         if self.journal is not None:
             self.journal.sync()
+        if not self._unsynced:
+            return
+        if hasattr(os, "sync"):
+            os.sync()
+        else:  # pragma: no cover - Windows
+            for spot in self._unsynced:  # no directory descriptors: names are full paths
+                with open(spot.name, "rb+") as handle:
+                    os.fsync(handle.fileno())
+        self._unsynced.clear()
 
     def remove(self, path: Path) -> None:
         self.remove_at(self.dirs.by_path(path))
