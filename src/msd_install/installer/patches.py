@@ -72,9 +72,13 @@ class PatchSet:
 
 
 class Saver:
-    """The patch set an install is about to save (one per run, made only if needed)."""
+    """The patch set an install is about to save (one per run, made only if needed).
+    ``foreign``: saved under a manifest that came with the project (not this user's)."""
 
-    def __init__(self, root: Path, runtime: str, scope: str, from_version: str) -> None:
+    def __init__(
+        self, root: Path, runtime: str, scope: str, from_version: str, *, foreign: bool = False
+    ) -> None:
+        self.foreign = foreign
         now = datetime.now(timezone.utc)
         name = now.strftime("%Y%m%dT%H%M%SZ")
         folder = root / PATCHES_DIR

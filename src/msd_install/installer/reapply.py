@@ -173,8 +173,8 @@ def _file(run: Reapply, patch_set: PatchSet, entry: PatchEntry) -> bool:
         result.add(
             "conflict",
             path,
-            f"no pristine base was saved (installed by an older msd-install): merge {shown} "
-            "by hand or with /msd-reapply-patches",
+            f"no pristine base was saved (installed by an older msd-install, or a project's "
+            f"base msd did not ship): merge {shown} by hand or with /msd-reapply-patches",
         )
         return False
     if rel in run.merged:  # a later set for the same file: merge into the earlier merge

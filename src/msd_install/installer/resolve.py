@@ -15,9 +15,11 @@ of the next upgrade's patch sets.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from . import bytecode, pristine
+from .baseline import KnownFiles
 from .confine import read_beneath, read_plain
 from .context import Context
 from .fs import sha256_bytes
@@ -39,9 +41,12 @@ def resolve_install(
     *,
     root_created: tuple[Path, ...] = (),
     applied: list[MigrationRecord] | None = None,
+    shipped: Callable[[], KnownFiles] = dict,
 ) -> Resolution:
     """Decide every step of an install. ``root_created``: the root (and parents) this run made.
-    ``applied``: the migrations the new manifest records (default: those ``old`` records)."""
+    ``applied``: the migrations the new manifest records (default: those ``old`` records).
+    ``shipped``: every (path, sha256) msd released for this runtime (``released.json``), the
+    only bases a foreign manifest's pristine store may give (default: none)."""
     res = Resolution(
         follow_links=old is None or old.trusted, fence=ctx.cwd if ctx.is_local else None
     )
@@ -66,10 +71,12 @@ def resolve_install(
     # the pristine store is MSD Core's (--reapply is MSD Core's); a pack keeps none
     core = not plan.namespace
     store = root_store(res, plan.root) if old is not None and core else None
-    saver = Saver(plan.root, plan.runtime, plan.scope, old.installer_version if old else "")
+    foreign = old is not None and not old.trusted
+    version = old.installer_version if old else ""
+    saver = Saver(plan.root, plan.runtime, plan.scope, version, foreign=foreign)
     bases = pristine.blobs(store)
     for op in plan.files:
-        _resolve_file(op, ctx, old, new, res, result, (saver, bases))
+        _resolve_file(op, ctx, old, new, res, result, (saver, bases, shipped))
     if old is not None and old.trusted:  # the sets still there stay vouched for
         new.patches = [
             p for p in old.patches if os.path.lexists(plan.root / PATCHES_DIR / p["set"])
@@ -117,16 +124,36 @@ VERIFIED_DRY = (
 )
 
 
-KEPT_PATCHED = "your edits (merged by --reapply, or customised in the project): kept"
+KEPT_PATCHED = "your edits, merged by --reapply: kept"
 NO_BASE = (
     "msd kept no copy of what it had installed there (an older msd-install), so --reapply "
     "cannot merge them: merge them by hand or with /msd-reapply-patches"
+)
+# under a manifest that came with the project, a file of msd's that differs from what msd
+# wrote is drift, never kept: it could be a weakened guard
+FOREIGN_BASE = (
+    "it differs from msd's, which replaces it: review this copy before msd-install --reapply "
+    "merges it back"
+)
+FOREIGN_NO_BASE = (
+    "it differs from msd's, which replaces it; no base msd shipped is known for it, so "
+    "--reapply cannot merge it automatically: review it, and merge it by hand or with "
+    "/msd-reapply-patches"
 )
 
 
 def _saved_note(saver: Saver) -> str:
     where = f"{PATCHES_DIR}/{saver.directory.name}"
     merge = sum(1 for e in saver.entries if e["base"] is not None)
+    if saver.foreign:
+        rest = len(saver.entries) - merge
+        some = f" ({rest} of them only by hand: see each backup line)" if rest else ""
+        return (
+            f"{len(saver.entries)} file(s) of msd's differed from what this msd-install writes "
+            "(under a manifest that came with the project, not yours): replaced with msd's, "
+            f"the project's copies saved in {where}; review them before msd-install --reapply "
+            f"merges them back{some}"
+        )
     if merge == len(saver.entries):
         return (
             f"your edits to {merge} file(s) of msd's are saved in {where}: run msd-install "
@@ -163,6 +190,9 @@ def _keep_pristine(plan: Plan, new: Manifest, res: Resolution, store: bytes | No
     new.pristine = sha256_bytes(data)
 
 
+Patching = tuple[Saver, dict[str, bytes], Callable[[], KnownFiles]]
+
+
 def _resolve_file(
     op: FileOp,
     ctx: Context,
@@ -170,7 +200,7 @@ def _resolve_file(
     new: Manifest,
     res: Resolution,
     result: Result,
-    patching: tuple[Saver, dict[str, bytes]],
+    patching: Patching,
 ) -> None:
     rel = new.rel(op.path)
     record = old.files.get(rel) if old else None
@@ -218,20 +248,13 @@ def _resolve_file(
         result.add("update", op.path)
     elif record is not None and record.get("patched") == sha256_bytes(current):
         if want_sha == record["sha256"]:
-            # the user's edits, merged by --reapply into this very version (or the team's
-            # customisation of it, committed with a project): theirs now
+            # the user's edits, merged by --reapply into this very version: theirs now (only
+            # under a manifest of theirs: ``Manifest.restrict`` drops a foreign ``patched``)
             result.add("skip", op.path, KEPT_PATCHED)
             new.files[rel] = record
             return
         if not _save_patch(op, rel, current, record["sha256"], new, res, result, patching):
             return
-    elif record is not None and _foreign(old) and record["sha256"] == want_sha:
-        # under a manifest that came with the project, a file that no longer hashes as what
-        # this same version writes is the team's customisation, committed with it: kept as
-        # it is and recorded as theirs, like an edit merged by --reapply (``patched``)
-        result.add("kept", op.path, "customised in the project: kept, recorded as yours")
-        new.files[rel] = {"sha256": want_sha, "mode": op.mode, "patched": sha256_bytes(current)}
-        return
     elif record is not None:
         if not _save_patch(op, rel, current, record["sha256"], new, res, result, patching):
             return
@@ -253,10 +276,6 @@ def _resolve_file(
     new.files[rel] = {"sha256": want_sha, "mode": op.mode}
 
 
-def _foreign(old: Manifest | None) -> bool:
-    return old is not None and not old.trusted
-
-
 def _save_patch(
     op: FileOp,
     rel: str,
@@ -265,11 +284,11 @@ def _save_patch(
     new: Manifest,
     res: Resolution,
     result: Result,
-    patching: tuple[Saver, dict[str, bytes]],
+    patching: Patching,
 ) -> bool:
     """Save the user's edited copy and the bytes it was edited from (when the pristine store
     has them) as part of this run's patch set, then replace the file. False: left alone."""
-    saver, bases = patching
+    saver, bases, shipped = patching
     why = unusable(new.root)
     if why is not None:  # resolution reads only: nothing has been written yet
         raise refuse_saving(new.root, why, rel)
@@ -283,6 +302,10 @@ def _save_patch(
         private = 0o600
     res.steps.append(Write(user, current, private))
     base = bases.get(old_sha)
+    if base is not None and saver.foreign and old_sha not in shipped().get(rel, ()):
+        # the project's store came with its manifest: a pair crafted together would have
+        # --reapply merge the project's code into msd's file (a guard)
+        base = None
     if base is None and sha256_bytes(op.content) == old_sha:
         base = op.content  # no store (an older install), but this file did not change
     if base is not None:
@@ -290,7 +313,10 @@ def _save_patch(
         res.steps.append(Write(saver.base_copy(rel), base, None))
     saver.add(rel, sha256_bytes(current), old_sha if base is not None else None, op.content)
     res.steps.append(Write(op.path, op.content, op.mode))
-    if base is not None:
+    if saver.foreign:
+        why = FOREIGN_BASE if base is not None else FOREIGN_NO_BASE
+        result.add("backup", user, f"the project's copy of {rel}: {why}")
+    elif base is not None:
         result.add("backup", user, f"your changes to {rel}, for msd-install --reapply")
     else:
         result.add("backup", user, f"your changes to {rel}: {NO_BASE}")
