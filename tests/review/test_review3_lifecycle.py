@@ -9,10 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from helpers import run_cli
 from msd_install.installer import pristine
 
 GUARD = "hooks/msd-secret-read-guard-code.py"
+CLAUDE_REAPPLY = ["--claude", "--global", "--yes", "--reapply"]
 
 
 def sha(data: bytes) -> str:
@@ -70,3 +73,101 @@ def test_a_cloned_projects_pristine_store_cannot_supply_the_base_of_a_merge(
         cwd=project,
     )
     assert ran.returncode == 2 and not marker.exists()
+
+
+# --- two saved sets for one file the runtime runs (its merges set aside) -------------------
+
+HOOK = "hooks/msd-x-code.py"
+LINES = [f"STEP_{i} = {i}\n".encode() for i in range(10)]
+
+
+def _with(lines: list[bytes], **changes: bytes) -> bytes:
+    out = list(lines)
+    for at, line in changes.items():
+        out[int(at[1:])] = line
+    return b"".join(out)
+
+
+V1 = _with(LINES)
+YOURS1 = _with(LINES, l2=b"MY_EDIT_ONE = 1\n")
+V2 = _with(LINES, l2=b"STEP_2 = 'two'\n")
+YOURS2 = _with(LINES, l2=b"STEP_2 = 'two'\n", l7=b"MY_EDIT_TWO = 2\n")
+V3 = _with(LINES, l2=b"STEP_2 = 'two'\n", l7=b"STEP_7 = 'seven'\n")
+
+
+def _install(home: Path, content: bytes) -> None:
+    from msd_install.installer import engine
+    from msd_install.installer.context import Context
+    from msd_install.installer.plan import FileOp, Plan
+
+    root = home / ".claude"
+    plan = Plan("claude", "global", root, (FileOp(root / HOOK, content, 0o644),))
+    engine.install(plan, Context(home=home, cwd=home, interpreter=Path(sys.executable)))
+
+
+def _take_yours(copy: Path) -> bytes:
+    """Settle every conflict of a set-aside merge by keeping your side."""
+    out, side = [], None
+    for line in copy.read_bytes().splitlines(keepends=True):
+        if line.startswith(b"<<<<<<< yours"):
+            side = "yours"
+        elif line.startswith(b"=======") and side == "yours":
+            side = "theirs"
+        elif line.startswith(b">>>>>>> ") and side == "theirs":
+            side = None
+        elif side != "theirs":
+            out.append(line)
+    copy.write_bytes(b"".join(out))
+    return b"".join(out)
+
+
+def _edits_on_disk(home: Path) -> set[bytes]:
+    found = set()
+    for path in (home / ".claude").rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            data = path.read_bytes()
+            found |= {e for e in (b"MY_EDIT_ONE", b"MY_EDIT_TWO") if e in data}
+    return found
+
+
+@pytest.mark.parametrize("done", [True, False], ids=["done-each-time", "done-at-the-end"])
+def test_two_saved_sets_for_one_hook_keep_both_edits(tmp_path: Path, done: bool) -> None:
+    """Two upgrades, the hook edited before each, no --reapply in between: the older set's
+    merge is set aside; the newer one waits for it (never merged against the live file, nor
+    installed over it), then merges into what the older one made. Both edits end up in the
+    hook, and no edit is ever only in a set --done removes."""
+    root = tmp_path / ".claude"
+    hook = root / HOOK
+    _install(tmp_path, V1)
+    hook.write_bytes(YOURS1)
+    _install(tmp_path, V2)
+    hook.write_bytes(YOURS2)
+    _install(tmp_path, V3)
+    older, newer = sorted((root / "msd-local-patches").iterdir())
+    extra = ["--done"] if done else []
+
+    first = run_cli([*CLAUDE_REAPPLY, *extra], tmp_path)
+    assert first.returncode == 1, first.stdout
+    assert hook.read_bytes() == V3  # the runtime's file keeps no markers
+    assert (older / "conflicts" / HOOK).exists() and not (newer / "conflicts").exists()
+    waiting = f"waiting: the merge of an earlier set's edits is in msd-local-patches/{older.name}"
+    assert waiting in first.stdout, first.stdout
+    assert older.exists() and newer.exists()
+    settled_one = _take_yours(older / "conflicts" / HOOK)
+
+    second = run_cli([*CLAUDE_REAPPLY, *extra], tmp_path)
+    assert second.returncode == 1, second.stdout
+    assert hook.read_bytes() == settled_one  # the older merge, installed
+    assert older.exists() is not done and newer.exists()
+    # the newer set's merge is made against the older one's: your first edit is in it
+    both = _take_yours(newer / "conflicts" / HOOK)
+    assert b"MY_EDIT_ONE" in both and b"MY_EDIT_TWO" in both
+    assert _edits_on_disk(tmp_path) == {b"MY_EDIT_ONE", b"MY_EDIT_TWO"}
+
+    third = run_cli([*CLAUDE_REAPPLY, *extra], tmp_path)
+    assert third.returncode == 0, third.stdout
+    assert hook.read_bytes() == both
+    if not done:  # both sets still there: each is in place, so --done removes both
+        last = run_cli([*CLAUDE_REAPPLY, "--done"], tmp_path)
+        assert last.returncode == 0 and last.stdout.count("remove ") == 2, last.stdout
+    assert hook.read_bytes() == both and not (root / "msd-local-patches").exists()

@@ -8,7 +8,9 @@ one with conflicts is written with markers (``conflict``, exit 1): into the file
 when it is Markdown, else beside the set (``conflicted``), the new version staying live until
 you settle it there. The manifest then records
 the merged bytes (``patched``): your file, kept by reinstall, uninstall and ``--check``. A file
-that changed since the upgrade is left alone (``conflict``: merge it by hand). The sets stay
+that changed since the upgrade is left alone (``conflict``: merge it by hand). A later set of
+the same file merges into what the earlier one made; while the earlier merge waits beside its
+set, the later one waits too (never merged against the live file). The sets stay
 until ``--done``, which removes each set whose every file is merged (nothing else) and takes
 a merged file you edited since (settling its conflict markers) as the merge.
 """
@@ -55,6 +57,10 @@ class Reapply:
     edited: dict[str, str] = field(default_factory=dict)  # set -> a saved copy you changed
     steps: list[Step] = field(default_factory=list)
     planned: set[Path] = field(default_factory=set)  # folders this run makes (conflicts/)
+    # a file whose merge from an earlier set waits in that set's conflicts/ (shown): a later
+    # set's merge of it waits too, never computed against the live file nor installed over it
+    waiting: dict[str, str] = field(default_factory=dict)
+    sets: list[PatchSet] = field(default_factory=list)  # every set merged, oldest first
 
 
 def resolve_reapply(manifest: Manifest, result: Result, *, done: bool) -> list[Step]:
@@ -77,6 +83,7 @@ def resolve_reapply(manifest: Manifest, result: Result, *, done: bool) -> list[S
         return []
     # msd's files are read as uninstall reads them: under your manifest, through your links
     run = Reapply(manifest, result, blobs(unpack(read_plain(root / STORE_NAME))), done)
+    run.sets = sets
     complete = {s.name: all([_file(run, s, e) for e in s.doc["files"]]) for s in sets}
     for rel, content in run.merged.items():
         run.steps.append(Write(manifest.abs(rel), content, None))
@@ -169,6 +176,14 @@ def _file(run: Reapply, patch_set: PatchSet, entry: PatchEntry) -> bool:
     if sha256_bytes(yours) != entry["user_sha256"]:  # edited since it was saved: --done keeps it
         run.edited.setdefault(patch_set.name, shown)
     base = _base(manifest.root, patch_set, entry)
+    if rel in run.waiting:
+        result.add(
+            "skip",
+            path,
+            f"waiting: the merge of an earlier set's edits is in {run.waiting[rel]}, to settle "
+            f"first; then --reapply merges yours from {shown} into it (your copy stays there)",
+        )
+        return False
     if base is None:
         result.add(
             "conflict",
@@ -187,6 +202,8 @@ def _file(run: Reapply, patch_set: PatchSet, entry: PatchEntry) -> bool:
         if sha256_bytes(current) != record["sha256"]:
             if record.get("patched") is None and _copied_in(run, patch_set, rel, current):
                 return True
+            if os.path.lexists(patch_set.directory / aside(rel)):
+                return _aside_before(run, patch_set, rel, current)
             return _merged_before(run, path, record.get("patched"), current, (base, yours))
         new = current
     label = f"{manifest.runtime} {__version__}"
@@ -238,6 +255,62 @@ def _merged_before(
     return True
 
 
+def _aside_before(run: Reapply, patch_set: PatchSet, rel: str, current: bytes) -> bool:
+    """The file is not the one the upgrade installed, and this set's merge of it was set
+    aside by an earlier --reapply: in place when the file is that merge, or what the later
+    sets made of it; else (settled, the file still what msd-install last wrote: the earlier
+    sets' merge it was made against) installed now. True when it is in place."""
+    result, path = run.result, run.manifest.abs(rel)
+    copy = patch_set.directory / aside(rel)
+    shown = f"{PATCHES_DIR}/{patch_set.name}/{aside(rel)}"
+    link = _linked(patch_set, aside(rel))
+    settled = read_bounded(run.manifest.root, copy, MAX_COPY) if link is None else None
+    if settled is not None and _reaches(run, patch_set, rel, settled, current):
+        result.add("identical", path, "your edits are merged already")
+        return True
+    if settled is None or has_markers(settled):
+        run.waiting[rel] = shown
+        why = link or f"its conflict markers are still there: settle them in {shown}"
+        result.add("conflict", path, f"your merge is not installed: {why}")
+        return False
+    if run.manifest.files[rel].get("patched") != sha256_bytes(current):
+        run.waiting[rel] = shown
+        result.add(
+            "conflict",
+            path,
+            f"changed since --reapply wrote it, and your settled merge in {shown} is not "
+            "installed: nothing written; merge it by hand",
+        )
+        return False
+    run.merged[rel] = settled
+    result.add("update", path, f"your settled merge from {shown} installed")
+    return True
+
+
+def _reaches(run: Reapply, patch_set: PatchSet, rel: str, merged: bytes, current: bytes) -> bool:
+    """Is ``current`` the merge ``merged``, or what the later sets' merges of ``rel`` (clean,
+    or settled in their conflicts/) made of it?"""
+    root = run.manifest.root
+    for later in run.sets[run.sets.index(patch_set) + 1 :]:
+        if merged == current:
+            return True
+        entry = next((e for e in later.doc["files"] if e["path"] == rel), None)
+        if entry is None:
+            continue
+        base, user = _base(root, later, entry), later.directory / entry["user"]
+        if base is None or _linked(later, entry["user"], aside(rel)) or not os.path.lexists(user):
+            return False
+        outcome = merge(base, read_bounded(root, user, MAX_COPY), merged)
+        copy = later.directory / aside(rel)
+        if not outcome.conflicts:
+            merged = outcome.content
+        elif os.path.lexists(copy):
+            merged = read_bounded(root, copy, MAX_COPY)
+        else:
+            return False
+    return merged == current
+
+
 def _copied_in(run: Reapply, patch_set: PatchSet, rel: str, current: bytes) -> bool:
     """Did you copy your settled merge from ``conflicts/<rel>`` over the file yourself?
     Then it is the merge: recorded as yours, the set done with it."""
@@ -263,6 +336,7 @@ def _set_aside(
     shown = f"{PATCHES_DIR}/{patch_set.name}/{aside(rel)}"
     link = _linked(patch_set, aside(rel))
     if link is not None:
+        run.waiting[rel] = shown
         result.add("conflict", path, f"not written: {link} on the way to {shown}")
         return False
     settled = None
@@ -280,6 +354,7 @@ def _set_aside(
             run.planned.add(directory)
             run.steps.append(MakeDir(directory))
         run.steps.append(Write(copy, content, 0o600))
+    run.waiting[rel] = shown
     result.add(
         "conflict",
         path,
