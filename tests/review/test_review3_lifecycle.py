@@ -171,3 +171,73 @@ def test_two_saved_sets_for_one_hook_keep_both_edits(tmp_path: Path, done: bool)
         last = run_cli([*CLAUDE_REAPPLY, "--done"], tmp_path)
         assert last.returncode == 0 and last.stdout.count("remove ") == 2, last.stdout
     assert hook.read_bytes() == both and not (root / "msd-local-patches").exists()
+
+
+# --- conflict markers and the front matter a runtime parses ---------------------------------
+
+AGENT = "agents/msd-x.md"
+FRONT = b"---\nname: msd-x\ndescription: Plans a phase.\ntools: Read\n---\n"
+BODY = b"\n# Planner\n\nRead the roadmap.\nWrite the plan.\n"
+
+
+def _agent(home: Path, content: bytes) -> None:
+    from msd_install.installer import engine
+    from msd_install.installer.context import Context
+    from msd_install.installer.plan import FileOp, Plan
+
+    root = home / ".claude"
+    plan = Plan("claude", "global", root, (FileOp(root / AGENT, content, 0o644),))
+    engine.install(plan, Context(home=home, cwd=home, interpreter=Path(sys.executable)))
+
+
+def _front_matter(data: bytes) -> bytes:
+    lines = data.splitlines(keepends=True)
+    assert lines[0] == b"---\n", data
+    return b"".join(lines[: lines.index(b"---\n", 1) + 1])
+
+
+def test_a_conflict_in_an_agents_front_matter_is_set_aside(tmp_path: Path) -> None:
+    """You and the new version both reworded the description: markers there would break the
+    YAML the runtime reads (name, tools), so the new version stays live and the merge goes
+    to the set's conflicts/, as for a hook."""
+    root = tmp_path / ".claude"
+    _agent(tmp_path, FRONT + BODY)
+    mine = FRONT.replace(b"Plans a phase.", b"Plans a phase, our way.") + BODY
+    (root / AGENT).write_bytes(mine)
+    new = FRONT.replace(b"Plans a phase.", b"Plans a phase in waves.") + BODY
+    _agent(tmp_path, new)
+    (saved,) = (root / "msd-local-patches").iterdir()
+    proc = run_cli(CLAUDE_REAPPLY, tmp_path)
+    assert proc.returncode == 1, proc.stdout
+    assert (root / AGENT).read_bytes() == new  # its front matter still parses
+    merged = (saved / "conflicts" / AGENT).read_bytes()
+    assert b"<<<<<<< yours\ndescription: Plans a phase, our way.\n" in merged
+    assert f"the merge is in msd-local-patches/{saved.name}/conflicts/{AGENT}" in proc.stdout
+
+
+def test_a_conflict_in_an_agents_body_stays_live(tmp_path: Path) -> None:
+    root = tmp_path / ".claude"
+    _agent(tmp_path, FRONT + BODY)
+    (root / AGENT).write_bytes(FRONT + BODY.replace(b"the plan.", b"the plan, cite ADR-7."))
+    _agent(tmp_path, FRONT + BODY.replace(b"the plan.", b"the plan in waves."))
+    proc = run_cli(CLAUDE_REAPPLY, tmp_path)
+    assert proc.returncode == 1, proc.stdout
+    live = (root / AGENT).read_bytes()
+    assert _front_matter(live) == FRONT and b"<<<<<<< yours\nWrite the plan, cite" in live
+
+
+@pytest.mark.parametrize(
+    ("merged", "live"),
+    [
+        (b"---\nname: x\n<<<<<<< yours\nd: a\n=======\nd: b\n>>>>>>> msd\n---\nbody\n", False),
+        (b"---\nname: x\n---\n<<<<<<< yours\na\n=======\nb\n>>>>>>> msd\n", True),
+        (b"<<<<<<< yours\n---\nname: x\n---\n=======\n# Title\n>>>>>>> msd\nbody\n", False),
+        (b"<<<<<<< yours\n# Mine\n=======\n# Title\n>>>>>>> msd\nbody\n", True),
+        (b"# Title\n\n---\n<<<<<<< yours\na\n=======\nb\n>>>>>>> msd\n---\n", True),
+    ],
+    ids=["in-front-matter", "in-body", "over-its-opening", "no-front-matter", "a-rule-in-body"],
+)
+def test_markers_go_live_only_outside_the_front_matter(merged: bytes, live: bool) -> None:
+    from msd_install.installer.conflicted import markers_live
+
+    assert markers_live("skills/msd-x/SKILL.md", 0o644, merged) is live

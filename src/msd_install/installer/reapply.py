@@ -211,7 +211,7 @@ def _file(run: Reapply, patch_set: PatchSet, entry: PatchEntry) -> bool:
     if outcome.content == new:
         result.add("identical", path, "your edits are in this version already")
         return True
-    if outcome.conflicts and not markers_live(rel, record.get("mode", 0o644)):
+    if outcome.conflicts and not markers_live(rel, record.get("mode", 0o644), outcome.content):
         return _set_aside(run, patch_set, rel, outcome.conflicts, (outcome.content, new))
     run.merged[rel] = outcome.content
     if outcome.conflicts:
