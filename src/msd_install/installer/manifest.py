@@ -238,9 +238,8 @@ class Manifest:
         """Make a foreign manifest safe to act on: it may remove what still hashes as msd's
         and put back backups kept inside ``<root>/msd-backups/``, nothing more. So no symlink
         is re-created, no config value it recorded is put back, an entry is recognised by
-        its hash only (never by a marker string), and nothing above the root is removed.
-        No file is taken as the user's merged edits (``patched``): a committed file that
-        differs from msd's is drift, saved aside and replaced (it could be a weakened guard)."""
+        its hash only (never by a marker string), nothing above the root is removed, and no
+        changed file counts as merged edits (``patched``): it could be a weakened guard."""
         self.trusted = False
         self.original = copy.deepcopy(self.to_doc())
         self.original_digest = self.digest()

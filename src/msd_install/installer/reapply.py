@@ -18,7 +18,6 @@ a merged file you edited since (settling its conflict markers) as the merge.
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,7 +31,6 @@ from .manifestcheck import PATCHES_DIR
 from .merge import merge
 from .patches import (
     MAX_COPY,
-    PATCH_FILE,
     PatchEntry,
     PatchSet,
     listing,
@@ -41,9 +39,10 @@ from .patches import (
     unusable,
     vouched,
 )
+from .patchfiles import linked, removal, saved_base
 from .pristine import STORE_NAME, blobs, unpack
 from .report import Result
-from .steps import MakeDir, Remove, RemoveDirIfEmpty, Step, Write, missing_dirs
+from .steps import MakeDir, RemoveDirIfEmpty, Step, Write, missing_dirs
 
 
 @dataclass
@@ -96,7 +95,7 @@ def resolve_reapply(manifest: Manifest, result: Result, *, done: bool) -> list[S
         links = [
             link
             for e in patch_set.doc["files"]
-            if (link := _linked(patch_set, e["user"], e["base"], aside(e["path"])))
+            if (link := linked(patch_set, e["user"], e["base"], aside(e["path"])))
         ]
         if done and links:
             result.add("skip", patch_set.directory, f"kept: {links[0]}, not followed")
@@ -108,7 +107,7 @@ def resolve_reapply(manifest: Manifest, result: Result, *, done: bool) -> list[S
                 "saved it; merge what you added to it, then remove the set by hand",
             )
         elif done and complete[patch_set.name]:
-            removals.extend(_removal(patch_set))
+            removals.extend(removal(patch_set))
             manifest.patches = [p for p in manifest.patches if p["set"] != patch_set.name]
             result.add("remove", patch_set.directory, "merged; removed as you confirmed (--done)")
         elif done:
@@ -165,7 +164,7 @@ def _file(run: Reapply, patch_set: PatchSet, entry: PatchEntry) -> bool:
     if record is None or record.get("adopted"):
         result.add("skip", path, f"no longer one of msd's files; your copy stays in {shown}")
         return False
-    link = _linked(patch_set, entry["user"], entry["base"])
+    link = linked(patch_set, entry["user"], entry["base"])
     if link is not None:
         result.add("conflict", path, f"not read: {link} on the way to your saved copy {shown}")
         return False
@@ -175,7 +174,7 @@ def _file(run: Reapply, patch_set: PatchSet, entry: PatchEntry) -> bool:
     yours = read_bounded(manifest.root, user, MAX_COPY)
     if sha256_bytes(yours) != entry["user_sha256"]:  # edited since it was saved: --done keeps it
         run.edited.setdefault(patch_set.name, shown)
-    base = _base(manifest.root, patch_set, entry)
+    base = saved_base(manifest.root, patch_set, entry)
     if rel in run.waiting:
         result.add(
             "skip",
@@ -263,7 +262,7 @@ def _aside_before(run: Reapply, patch_set: PatchSet, rel: str, current: bytes) -
     result, path = run.result, run.manifest.abs(rel)
     copy = patch_set.directory / aside(rel)
     shown = f"{PATCHES_DIR}/{patch_set.name}/{aside(rel)}"
-    link = _linked(patch_set, aside(rel))
+    link = linked(patch_set, aside(rel))
     settled = read_bounded(run.manifest.root, copy, MAX_COPY) if link is None else None
     if settled is not None and _reaches(run, patch_set, rel, settled, current):
         result.add("identical", path, "your edits are merged already")
@@ -297,8 +296,8 @@ def _reaches(run: Reapply, patch_set: PatchSet, rel: str, merged: bytes, current
         entry = next((e for e in later.doc["files"] if e["path"] == rel), None)
         if entry is None:
             continue
-        base, user = _base(root, later, entry), later.directory / entry["user"]
-        if base is None or _linked(later, entry["user"], aside(rel)) or not os.path.lexists(user):
+        base, user = saved_base(root, later, entry), later.directory / entry["user"]
+        if base is None or linked(later, entry["user"], aside(rel)) or not os.path.lexists(user):
             return False
         outcome = merge(base, read_bounded(root, user, MAX_COPY), merged)
         copy = later.directory / aside(rel)
@@ -315,7 +314,7 @@ def _copied_in(run: Reapply, patch_set: PatchSet, rel: str, current: bytes) -> b
     """Did you copy your settled merge from ``conflicts/<rel>`` over the file yourself?
     Then it is the merge: recorded as yours, the set done with it."""
     copy = patch_set.directory / aside(rel)
-    if _linked(patch_set, aside(rel)) is not None or not os.path.lexists(copy):
+    if linked(patch_set, aside(rel)) is not None or not os.path.lexists(copy):
         return False
     if read_bounded(run.manifest.root, copy, MAX_COPY) != current or has_markers(current):
         return False
@@ -334,7 +333,7 @@ def _set_aside(
     content, new = merged
     copy = patch_set.directory / aside(rel)
     shown = f"{PATCHES_DIR}/{patch_set.name}/{aside(rel)}"
-    link = _linked(patch_set, aside(rel))
+    link = linked(patch_set, aside(rel))
     if link is not None:
         run.waiting[rel] = shown
         result.add("conflict", path, f"not written: {link} on the way to {shown}")
@@ -363,49 +362,3 @@ def _set_aside(
         "settle the <<<<<<< ... >>>>>>> lines there, then run msd-install --reapply --done",
     )
     return False
-
-
-def _base(root: Path, patch_set: PatchSet, entry: PatchEntry) -> bytes | None:
-    """The saved base, only if it still hashes as the patch set says."""
-    if entry["base"] is None or not os.path.lexists(patch_set.directory / entry["base"]):
-        return None
-    data = read_bounded(root, patch_set.directory / entry["base"], MAX_COPY)
-    return data if sha256_bytes(data) == entry["base_sha256"] else None
-
-
-def _linked(patch_set: PatchSet, *rels: str | None) -> str | None:
-    """The first folder on the way to the set's files ``rels`` (an entry's saved copies, its
-    conflicted merge) that is a symlink (named as a line), or None: a set is never read,
-    written or removed through one, wherever it leads (a ``user/`` linked back to the root
-    would have --done remove msd's merged file)."""
-    for rel in rels:
-        probe = patch_set.directory
-        for part in [] if rel is None else rel.split("/")[:-1]:
-            probe = probe / part
-            try:
-                if stat.S_ISLNK(os.lstat(probe).st_mode):
-                    inner = probe.relative_to(patch_set.directory).as_posix()
-                    return f"{PATCHES_DIR}/{patch_set.name}/{inner} is a symlink"
-            except (FileNotFoundError, NotADirectoryError):
-                break
-    return None
-
-
-def _removal(patch_set: PatchSet) -> list[Step]:
-    """Remove the files the set names (and its ``patch.json``), then its folders if empty:
-    never anything it does not name."""
-    steps: list[Step] = []
-    folders: set[Path] = {patch_set.directory}
-    for entry in patch_set.doc["files"]:
-        for rel in (entry["user"], entry["base"], aside(entry["path"])):
-            if rel is None:
-                continue
-            path = patch_set.directory / rel
-            if rel == aside(entry["path"]) and not os.path.lexists(path):
-                continue
-            steps.append(Remove(path))
-            folders.update(p for p in path.parents if p.is_relative_to(patch_set.directory))
-    steps.append(Remove(patch_set.directory / PATCH_FILE))
-    for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
-        steps.append(RemoveDirIfEmpty(folder))
-    return steps

@@ -83,7 +83,7 @@ def resolve_install(
         ]
     if saver.entries:
         if not result.dry_run:  # a dry run's backup lines say what would be saved
-            result.notes.append(_saved_note(saver))
+            result.notes.append(saver.note())
         res.ensure_parent(saver.directory / "_")
         res.steps.append(Write(saver.directory / "patch.json", saver.metadata(), None))
         new.patches.append(saver.record())
@@ -125,44 +125,6 @@ VERIFIED_DRY = (
 
 
 KEPT_PATCHED = "your edits, merged by --reapply: kept"
-NO_BASE = (
-    "msd kept no copy of what it had installed there (an older msd-install), so --reapply "
-    "cannot merge them: merge them by hand or with /msd-reapply-patches"
-)
-# under a manifest that came with the project, a file of msd's that differs from what msd
-# wrote is drift, never kept: it could be a weakened guard
-FOREIGN_BASE = (
-    "it differs from msd's, which replaces it: review this copy before msd-install --reapply "
-    "merges it back"
-)
-FOREIGN_NO_BASE = (
-    "it differs from msd's, which replaces it; no base msd shipped is known for it, so "
-    "--reapply cannot merge it automatically: review it, and merge it by hand or with "
-    "/msd-reapply-patches"
-)
-
-
-def _saved_note(saver: Saver) -> str:
-    where = f"{PATCHES_DIR}/{saver.directory.name}"
-    merge = sum(1 for e in saver.entries if e["base"] is not None)
-    if saver.foreign:
-        rest = len(saver.entries) - merge
-        some = f" ({rest} of them only by hand: see each backup line)" if rest else ""
-        return (
-            f"{len(saver.entries)} file(s) of msd's differed from what this msd-install writes "
-            "(under a manifest that came with the project, not yours): replaced with msd's, "
-            f"the project's copies saved in {where}; review them before msd-install --reapply "
-            f"merges them back{some}"
-        )
-    if merge == len(saver.entries):
-        return (
-            f"your edits to {merge} file(s) of msd's are saved in {where}: run msd-install "
-            "--reapply (with the same runtime and scope) to merge them into this version"
-        )
-    return (
-        f"your edits to {len(saver.entries)} file(s) of msd's are saved in {where}; "
-        f"msd-install --reapply merges {merge} of them, the rest by hand (see each backup line)"
-    )
 
 
 def root_store(res: Resolution, root: Path) -> bytes | None:
@@ -313,13 +275,7 @@ def _save_patch(
         res.steps.append(Write(saver.base_copy(rel), base, None))
     saver.add(rel, sha256_bytes(current), old_sha if base is not None else None, op.content)
     res.steps.append(Write(op.path, op.content, op.mode))
-    if saver.foreign:
-        why = FOREIGN_BASE if base is not None else FOREIGN_NO_BASE
-        result.add("backup", user, f"the project's copy of {rel}: {why}")
-    elif base is not None:
-        result.add("backup", user, f"your changes to {rel}, for msd-install --reapply")
-    else:
-        result.add("backup", user, f"your changes to {rel}: {NO_BASE}")
+    result.add("backup", user, saver.detail(rel, base is not None))
     result.add("update", op.path)
     return True
 
