@@ -277,7 +277,7 @@ def _aside_before(run: Reapply, patch_set: PatchSet, rel: str, current: bytes) -
         result.add(
             "conflict",
             path,
-            f"changed since --reapply wrote it, and your settled merge in {shown} is not "
+            f"changed since msd-install wrote it, and your settled merge in {shown} is not "
             "installed: nothing written; merge it by hand",
         )
         return False
