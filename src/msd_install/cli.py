@@ -316,7 +316,14 @@ def _run(
     if adopt:
         known = released.known().get(name, {})
         return engine.adopt(plan, ctx, known, dry_run=dry_run, fault=fault, migrations=MIGRATIONS)
-    return engine.install(plan, ctx, dry_run=dry_run, fault=fault, migrations=MIGRATIONS)
+    return engine.install(
+        plan,
+        ctx,
+        dry_run=dry_run,
+        fault=fault,
+        migrations=MIGRATIONS,
+        shipped=lambda: released.known().get(name, {}),  # read only when a base needs it
+    )
 
 
 def _pack_source(payload: str | None, pack: str | None, uninstall: bool) -> Payload | str | None:
