@@ -9,34 +9,31 @@ edited (nothing was changed); 5 another run holds the lock; 130 interrupted (rol
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from . import __version__
 from .errors import MsdError, UsageError
-from .installer import context, engine
-from .installer.context import GLOBAL, LOCAL, Context
-from .installer.health import check_health, health_json
-from .installer.migration import widened
-from .installer.plan import Bounds
-from .installer.report import Result
-from .migrations import ALL as MIGRATIONS
-from .migrations import released
-from .payload import Payload
-from .payload import load as load_payload
-from .payload.pack import NAME as PACK_NAME
-from .progress import Progress
-from .render import next_step, render_check, render_health, render_text
-from .runtimes import ADAPTERS, RUNTIMES
-from .runtimes._base import Adapter
-from .runtimes.packs import pack_plan, read_pack, refuse_claims
-from .style import PLAIN, Style, for_stream
+from .runtimes import RUNTIMES
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from .installer.context import Context
+    from .installer.plan import Bounds
+    from .installer.report import Result
+    from .payload import Payload
+    from .runtimes._base import Adapter
+    from .style import Style
+
+# Only click and the runtime names are imported up front: ``--help`` and usage errors need
+# nothing else (tests/cli/test_cli_imports.py); the engine, the adapters, the payload and the
+# renderers are imported by the verbs that use them (``msd_install.entry`` answers
+# ``--version`` without even click).
 
 JSON_FORMAT = 1
 INTERRUPTED = "interrupted; every change of this run was rolled back"
@@ -131,6 +128,13 @@ def cli(
     **flags: bool,
 ) -> None:
     """Install MSD Core into AI coding runtimes, or remove it again without a trace."""
+    from .installer import context
+    from .installer.context import GLOBAL, LOCAL
+    from .payload import Payload
+    from .progress import Progress
+    from .runtimes import ADAPTERS
+    from .style import PLAIN, for_stream
+
     interactive = not yes and sys.stdin.isatty() and sys.stdout.isatty() and not as_json
     if global_ and local:
         raise UsageError("--global and --local cannot be used together")
@@ -193,6 +197,8 @@ def cli(
         first = min([c.name for c in source.commands] + [k.name for k in source.skills])
     if isinstance(source, Payload) and not (uninstall or reapply):
         # a path another install of msd owns, in any root: refused before the first write
+        from .runtimes.packs import refuse_claims
+
         refuse_claims([ADAPTERS[n] for n in names], ctx, source)
     shown = None if as_json or not sys.stderr.isatty() else sys.stderr
     with Progress(shown, _progress_delay(ctx)) as progress:
@@ -239,8 +245,12 @@ def cli(
             "exit_code": code,
             "results": [r.to_json() for r in results],
         }
+        import json
+
         click.echo(json.dumps(doc, indent=2))
     else:
+        from .render import render_check
+
         for result in results:
             text = (
                 render_check(result, ctx.home, style)
@@ -254,6 +264,9 @@ def cli(
 def _text(
     result: Result, ctx: Context, verbose: bool, style: Style, first: str = FIRST_COMMAND
 ) -> str:
+    from .render import next_step, render_text
+    from .runtimes import ADAPTERS
+
     runtime = ADAPTERS[result.runtime]
     then = next_step(result, runtime.label, runtime.invoke(first))
     return render_text(result, ctx.home, verbose=verbose, next_step=then, style=style)
@@ -283,6 +296,14 @@ def _run(
     """One runtime's run (``verb``: install, uninstall or reapply); ``tick(n)`` is called
     right before the engine's n-th change; ``pack``: a pack read from ``--payload``, or a
     pack's name (``--pack``); None: MSD Core."""
+    from .installer import engine
+    from .migrations import ALL as MIGRATIONS
+    from .migrations import released
+    from .payload import Payload
+    from .payload import load as load_payload
+    from .runtimes import ADAPTERS
+    from .runtimes.packs import pack_plan
+
     runtime = ADAPTERS[name]
     fault = _both(tick, _signal_hook())
     if verb == "reapply":
@@ -300,12 +321,24 @@ def _run(
     if adopt:
         known = released.known().get(name, {})
         return engine.adopt(plan, ctx, known, dry_run=dry_run, fault=fault, migrations=MIGRATIONS)
-    return engine.install(plan, ctx, dry_run=dry_run, fault=fault, migrations=MIGRATIONS)
+    return engine.install(
+        plan,
+        ctx,
+        dry_run=dry_run,
+        fault=fault,
+        migrations=MIGRATIONS,
+        shipped=lambda: released.known().get(name, {}),  # read only when a base needs it
+    )
 
 
 def _pack_source(payload: str | None, pack: str | None, uninstall: bool) -> Payload | str | None:
     """The pack a run is about: read and validated from ``--payload`` before anything is
     planned or written, or named by ``--pack`` (uninstall only); None for MSD Core."""
+    from pathlib import Path
+
+    from .payload.pack import NAME as PACK_NAME
+    from .runtimes.packs import read_pack
+
     if pack is not None:
         if not uninstall:
             raise UsageError("--pack names a pack to remove: use it with --uninstall")
@@ -352,6 +385,8 @@ def _signal_hook() -> Callable[[int], None] | None:
 def _in_scope(names: list[str], scope: str, *, everything: bool, quiet: bool) -> list[str]:
     """The runtimes that have ``scope``; naming one that has not is a usage error, --all
     leaves it out with a note."""
+    from .runtimes import ADAPTERS
+
     out = []
     for name in names:
         if scope in ADAPTERS[name].scopes:
@@ -367,8 +402,15 @@ def _in_scope(names: list[str], scope: str, *, everything: bool, quiet: bool) ->
 
 def _bounds(runtime: Adapter, ctx: Context) -> Callable[[], Bounds]:
     """What a manifest in this root may name outside it: asked for only when one exists
-    (planning refuses some roots, where there is then nothing to read anyway)."""
-    plan = lambda: runtime.plan(ctx, load_payload()).bounds()  # noqa: E731
+    (planning refuses some roots, where there is then nothing to read anyway); planned
+    once, however often a run asks (a whole plan converts every payload file)."""
+    from functools import cache
+
+    from .installer.migration import widened
+    from .migrations import ALL as MIGRATIONS
+    from .payload import load as load_payload
+
+    plan = cache(lambda: runtime.plan(ctx, load_payload()).bounds())
     return widened(plan, runtime.root(ctx), MIGRATIONS)
 
 
@@ -377,6 +419,8 @@ def _missing(what: str, flags: str, why: str) -> Any:
 
 
 def _ask_runtimes(ctx: Context) -> list[str]:
+    from .runtimes import ADAPTERS
+
     supported = list(ADAPTERS)
     found = {n: ADAPTERS[n].detect(ctx) for n in supported}
     detected = [n for n in supported if found[n].found]
@@ -395,6 +439,8 @@ def _ask_runtimes(ctx: Context) -> list[str]:
 
 
 def _ask_scope() -> str:
+    from .installer.context import GLOBAL, LOCAL
+
     answer = click.prompt(
         "Install globally (g, for every project) or locally (l, this project)?",
         type=click.Choice(["g", "l"]),
@@ -407,6 +453,16 @@ def _ask_scope() -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 def doctor(as_json: bool) -> None:
     """Check every msd install (global, and local in this directory) for problems."""
+    import json
+    from pathlib import Path
+
+    from .installer import context
+    from .installer.context import GLOBAL
+    from .installer.health import check_health, health_json
+    from .render import render_health
+    from .runtimes import ADAPTERS
+    from .style import for_stream
+
     ctx = context.from_environment(scope=GLOBAL)
     reports = []
     seen: set[Path] = set()
@@ -484,6 +540,10 @@ def _fail(
     """Report an error and exit ``code``: ``msd-install: <line>`` on stderr; under ``--json``
     also the one document on stdout, with what finished before the error (``results``) and
     the error (its message without the ``error: `` of the text line)."""
+    import json
+
+    from .style import for_stream
+
     style = for_stream(sys.stderr, os.environ)
     kind_word, sep, rest = line.partition(": ")
     shown = style.paint(kind_word + sep, "red", bold=True) + rest if sep else line
@@ -514,6 +574,7 @@ def _fail(
 def _write_crash_log(exc: BaseException) -> Path:
     import tempfile
     import traceback
+    from pathlib import Path
 
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     fd, name = tempfile.mkstemp(prefix="msd-install-crash-", suffix=".log")

@@ -31,6 +31,8 @@ class Progress:
         self._thread: threading.Thread | None = None
         self._width = 0  # of the line on screen, to erase it
         self._drawing = threading.Lock()
+        self._drawn_at = 0.0  # when the line was last drawn
+        self._shown = 0  # the change count the line on screen shows
 
     def __enter__(self) -> Progress:
         if self._stream is not None:
@@ -48,13 +50,24 @@ class Progress:
 
     def step(self, what: str) -> None:
         self._what = what
-        self._changes = 0
+        self._changes = self._shown = 0
         if self._thread is not None and time.monotonic() - self._start >= self._delay:
             self._draw()  # at once: the next redraw may come after this step is over
 
     def tick(self, changes: int) -> None:
-        """The engine is about to make its ``changes``-th change of this runtime's run."""
+        """The engine is about to make its ``changes``-th change of this runtime's run.
+
+        Drawn from here too (the first change of a step at once, then every INTERVAL): the
+        engine's thread holds the interpreter while it works, so the drawing thread alone may
+        not get a turn before a short step is over."""
         self._changes = changes
+        if self._thread is None:
+            return
+        now = time.monotonic()
+        if now - self._start >= self._delay and (
+            not self._shown or now - self._drawn_at >= INTERVAL
+        ):
+            self._draw()
 
     def close(self) -> None:
         """Stop and erase the line (before the caller prints anything)."""
@@ -79,6 +92,8 @@ class Progress:
         with self._drawing:
             if self._stream is not None and self._what and not self._stop.is_set():
                 self._write(self._stream)
+                self._drawn_at = time.monotonic()
+                self._shown = self._changes
 
     def _write(self, stream: TextIO) -> None:
         seconds = int(time.monotonic() - self._start)

@@ -10,7 +10,6 @@ process would. Outside files have content of their own, so a write through the l
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import shutil
@@ -108,15 +107,6 @@ def test_a_swap_mid_forced_install_never_reaches_outside_even_in_the_rollback(
     root, outside, _ = foreign_install(tmp_path)
     for path in (root / "skills").rglob("SKILL.md"):
         path.write_text("changed by the user\n")  # so the install rewrites each of them
-    # as an older version recorded them: under a foreign manifest, a changed file that this
-    # same version would write again is the project's customisation, kept untouched
-    manifest = root / "msd-file-manifest.json"
-    doc = json.loads(manifest.read_text())
-    older = hashlib.sha256(b"an older version's text\n").hexdigest()
-    for rel, record in doc["files"].items():
-        if rel.startswith("skills/") and rel.endswith("/SKILL.md"):
-            record["sha256"] = older
-    manifest.write_text(json.dumps(doc))
     before_outside = snapshot(outside)
     ctx = ctx_for(root.parent, force=True)
     fault = swap_after(root, outside, changed)

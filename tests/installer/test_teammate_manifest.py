@@ -141,36 +141,82 @@ def test_ours_exactly_refuses_anything_else(change) -> None:  # type: ignore[no-
     assert not ours_exactly(ops, [ENTRY, SERVER])  # type: ignore[arg-type]
 
 
-def test_a_file_the_team_customised_is_kept_by_a_teammates_reinstall(tmp_path: Path) -> None:
+GUARD = ".claude/hooks/msd-secret-read-guard-code.py"
+
+
+def _committed_edit(tmp_path: Path) -> tuple[Path, Path, bytes, bytes]:
+    """Alice's committed --local install, msd's guard code edited in it: (bob's home, the
+    project, msd's bytes, the committed bytes)."""
     alice, bob, project = tmp_path / "alice", tmp_path / "bob", tmp_path / "project"
     for d in (alice, bob, project):
         d.mkdir()
     _git(project, "init", "-q")
-    args = ["--claude", "--local", "--yes"]
-    assert run_cli(args, alice, cwd=project).returncode == 0
-    skill = project / ".claude/skills/msd-quick/SKILL.md"
-    custom = skill.read_bytes() + b"\nTeam rule: our ADRs live in docs/adr.\n"
-    skill.write_bytes(custom)
+    assert run_cli(["--claude", "--local", "--yes"], alice, cwd=project).returncode == 0
+    guard = project / GUARD
+    ours = guard.read_bytes()
+    edited = ours + b"\n# team: also allow .env.example\n"
+    guard.write_bytes(edited)
+    return bob, project, ours, edited
+
+
+def test_a_changed_file_of_msds_under_a_committed_manifest_is_drift_and_replaced(
+    tmp_path: Path,
+) -> None:
+    """A file of msd's that a project's manifest came with, changed: it could be a weakened
+    guard, so a teammate's --check calls it drift and their reinstall puts msd's bytes back,
+    saving the project's copy and saying where; the team keeps a customisation by reviewing
+    it and merging it back with --reapply (their own manifest then vouches for it)."""
+    bob, project, ours, edited = _committed_edit(tmp_path)
     _git(project, "add", "-A")
     _git(project, "commit", "-qm", "msd, customised")
-    check = run_cli([*args, "--check"], bob, cwd=project)  # before Bob's first run: no drift
-    assert check.returncode == 0 and "customised in the project" in check.stdout, check.stdout
+    args = ["--claude", "--local", "--yes"]
+    check = run_cli([*args, "--check"], bob, cwd=project)
+    assert check.returncode == 1, check.stdout
+    out = check.stdout.replace(str(project) + "/", "")
+    assert f"  update    {GUARD}\n" in out and "check: drift" in out, out
     first = run_cli(args, bob, cwd=project)
     assert first.returncode == 0, first.stderr
-    line = "  kept      .claude/skills/msd-quick/SKILL.md  (customised in the project: kept"
-    assert line in first.stdout.replace(str(project) + "/", ""), first.stdout
-    assert skill.read_bytes() == custom and not (project / ".claude/msd-local-patches").exists()
-    # the one change in the project: the manifest records the file as customised
-    assert _git(project, "status", "--porcelain") == " M .claude/msd-file-manifest.json\n"
-    manifest = json.loads((project / ".claude/msd-file-manifest.json").read_text())
-    record = manifest["files"]["skills/msd-quick/SKILL.md"]
-    assert record["patched"] == hashlib.sha256(custom).hexdigest()
+    guard = project / GUARD
+    assert guard.read_bytes() == ours  # msd's guard again
+    (saved,) = (project / ".claude/msd-local-patches").iterdir()
+    copy = saved / "user/hooks/msd-secret-read-guard-code.py"
+    assert copy.read_bytes() == edited
+    out = first.stdout.replace(str(project) + "/", "")
+    assert (
+        f"  backup    .claude/msd-local-patches/{saved.name}/user/hooks/msd-secret-read-guard-code"
+        ".py  (the project's copy of hooks/msd-secret-read-guard-code.py: it differs from "
+        "msd's, which replaces it: review this copy before msd-install --reapply merges it back)"
+    ) in out, out
+    assert (
+        "note: 1 file(s) of msd's differed from what this msd-install writes (under a manifest "
+        "that came with the project, not yours): replaced with msd's, the project's copies "
+        f"saved in msd-local-patches/{saved.name}"
+    ) in out, out
+    assert "kept as it is" not in out and "kept      " not in out, out
+    record = json.loads((project / ".claude/msd-file-manifest.json").read_text())
+    assert "patched" not in record["files"]["hooks/msd-secret-read-guard-code.py"]
+    assert run_cli([*args, "--check"], bob, cwd=project).returncode == 0
+    # reviewed, the team's edit comes back the way every edit does after an upgrade
+    back = run_cli(["--claude", "--local", "--reapply"], bob, cwd=project)
+    assert back.returncode == 0, back.stdout
+    assert guard.read_bytes() == edited
+    assert run_cli([*args, "--check"], bob, cwd=project).returncode == 0
+
+
+def test_a_committed_manifest_cannot_vouch_for_a_changed_file(tmp_path: Path) -> None:
+    """``patched`` (a file --reapply merged) in a manifest that came with the project is not
+    believed: the changed guard is drift and replaced, like any other change."""
+    bob, project, ours, edited = _committed_edit(tmp_path)
+    path = project / ".claude/msd-file-manifest.json"
+    doc = json.loads(path.read_text())
+    doc["files"]["hooks/msd-secret-read-guard-code.py"]["patched"] = hashlib.sha256(
+        edited
+    ).hexdigest()
+    path.write_text(json.dumps(doc, indent=2) + "\n")
+    args = ["--claude", "--local", "--yes"]
     check = run_cli([*args, "--check"], bob, cwd=project)
-    assert check.returncode == 0 and "msd-quick" not in check.stdout, check.stdout
-    again = run_cli(args, bob, cwd=project)
-    assert again.returncode == 0 and "kept      " not in again.stdout, again.stdout
-    assert skill.read_bytes() == custom
-    gone = run_cli([*args, "--uninstall"], bob, cwd=project)
-    assert gone.returncode == 0, gone.stderr
-    assert skill.read_bytes() == custom  # the team's now: uninstall leaves it
-    assert "msd-quick/SKILL.md  (modified by you: kept)" in gone.stdout
+    assert check.returncode == 1 and GUARD in check.stdout.replace(str(project) + "/", "")
+    doctor = run_cli(["doctor"], bob, cwd=project)
+    assert "merged by msd-install --reapply" not in doctor.stdout, doctor.stdout
+    assert run_cli(args, bob, cwd=project).returncode == 0
+    assert (project / GUARD).read_bytes() == ours

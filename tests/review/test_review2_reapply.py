@@ -195,18 +195,32 @@ def test_a_conflicted_merge_never_leaves_a_live_hook_script_unparsable(tmp_path:
     compile(script, hook, "exec")  # SyntaxError today: the markers are in the script
 
 
-def test_a_teammates_reinstall_keeps_a_customised_committed_file(tmp_path: Path) -> None:
+def test_a_teammates_reinstall_replaces_a_changed_committed_file_and_says_where_it_is(
+    tmp_path: Path,
+) -> None:
+    """A committed file of msd's that differs from what msd writes could be a weakened guard
+    (anyone who can push to the project can change it), so under the project's manifest it
+    is never kept: the teammate's reinstall puts msd's bytes back and saves the committed
+    copy as a patch set, saying so. The team keeps a customisation by reapplying it after
+    each upgrade (--reapply, reviewed), and CI's --check catches an edit (drift, exit 1)."""
     alice, bob, project = tmp_path / "alice", tmp_path / "bob", tmp_path / "proj"
     for folder in (alice, bob, project):
         folder.mkdir()
     local = ["--claude", "--local", "--yes"]
     assert run_cli(local, alice, cwd=project).returncode == 0
     skill = project / ".claude/skills/msd-quick/SKILL.md"
-    custom = skill.read_bytes() + b"\nTeam rule: our ADRs live in docs/adr.\n"
+    ours = skill.read_bytes()
+    custom = ours + b"\nTeam rule: our ADRs live in docs/adr.\n"
     skill.write_bytes(custom)  # committed by the team
+    check = run_cli([*local, "--check"], bob, cwd=project)
+    assert check.returncode == 1 and "skills/msd-quick/SKILL.md" in check.stdout, check.stdout
     proc = run_cli(local, bob, cwd=project)  # a teammate, after cloning
     assert proc.returncode == 0, proc.stderr
-    assert skill.read_bytes() == custom, proc.stdout
+    assert skill.read_bytes() == ours, proc.stdout
+    (saved,) = (project / ".claude/msd-local-patches").iterdir()
+    assert (saved / "user/skills/msd-quick/SKILL.md").read_bytes() == custom
+    assert "user/skills/msd-quick/SKILL.md  (the project's copy of" in proc.stdout
+    assert "replaced with msd's" in proc.stdout and "kept as it is" not in proc.stdout
 
 
 def test_the_saved_copy_of_a_private_file_is_not_world_readable(tmp_path: Path) -> None:

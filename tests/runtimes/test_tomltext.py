@@ -60,3 +60,41 @@ def test_scalars_and_lists() -> None:
     text = tomltext.document({"a": True, "b": 3, "c": ["x", 'y"'], "d-e": "f"})
     assert loads(text) == {"a": True, "b": 3, "c": ["x", 'y"'], "d-e": "f"}
     assert text.splitlines()[0] == "a = true"
+
+
+def _tomlkit_mlb(value: str) -> str:
+    return tomlkit.string(value, multiline=True).as_string()
+
+
+def _ours_mlb(value: str) -> str:
+    from tomlkit.items import String, StringType, Trivia
+
+    return String(StringType.MLB, value, tomltext.multiline_basic(value), Trivia()).as_string()
+
+
+_quotes = st.lists(
+    st.text(alphabet=st.sampled_from('"\\\n\r\t\x00\x1b\x7f\x0b\x0c\x08a é'), max_size=12),
+    max_size=6,
+).map("".join)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.one_of(_text, _lines, _quotes))
+def test_multiline_basic_is_what_tomlkit_writes(value: str) -> None:
+    """Gemini's command files keep tomlkit's exact bytes, written in linear time (what they
+    read back as is tomlkit's business: a CRLF inside is read as LF by tomllib)."""
+    assert _ours_mlb(value) == _tomlkit_mlb(value)
+
+
+@pytest.mark.parametrize(
+    "value", ['"""', '""""', '"""""""', '\\"""', "\r\n", "\r", "\n\n", "\rx", "\t\x1b", ""]
+)
+def test_multiline_basic_edge_cases(value: str) -> None:
+    assert _ours_mlb(value) == _tomlkit_mlb(value)
+
+
+def test_multiline_basic_on_every_payload_command() -> None:
+    from msd_install.payload import load
+
+    for command in load().commands:
+        assert _ours_mlb(command.doc.raw) == _tomlkit_mlb(command.doc.raw), command.name

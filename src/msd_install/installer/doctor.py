@@ -84,13 +84,7 @@ def diagnose(manifest: Manifest) -> list[Finding]:
             out.append(Finding("note", path, "replaced by you with something not a plain file"))
             continue
         if record.get("patched") == sha256_bytes(data):
-            out.append(
-                Finding(
-                    "note",
-                    path,
-                    "your edits, merged by msd-install --reapply or customised in the project",
-                )
-            )
+            out.append(Finding("note", path, "your edits, merged by msd-install --reapply"))
         elif sha256_bytes(data) != record["sha256"]:
             out.append(
                 Finding(

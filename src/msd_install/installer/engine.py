@@ -55,10 +55,13 @@ def install(
     fault: Fault | None = None,
     lock_timeout: float = 30.0,
     migrations: Sequence[Migration] = (),
+    shipped: Callable[[], KnownFiles] = dict,
 ) -> Result:
     """Install ``plan``. ``migrations`` (``msd_install.migrations.ALL``): those the root's
     manifest has not recorded run first, in the same transaction (``installer/migrate.py``);
-    a dry run reports them and resolves the rest against the tree as it is."""
+    a dry run reports them and resolves the rest against the tree as it is. ``shipped``:
+    what msd released for this runtime (``released.known``), the only bases of a saved
+    edit a foreign manifest's pristine store may give."""
     result = Result("install", plan.runtime, plan.scope, plan.root, dry_run)
     result.notes.extend(plan.notes)
     registry = Registry(ctx.manifest_registry())
@@ -77,14 +80,14 @@ def install(
             refuse_claimed(plan)
             old = _load(plan.root, bounds, registry, result, name) if here else None
             moved = migrate(old, migrations, result, ctx.cwd if ctx.is_local else None)
-            resolve_install(plan, ctx, old, result, applied=moved.applied)
+            resolve_install(plan, ctx, old, result, applied=moved.applied, shipped=shipped)
         except OSError as exc:
             where = Path(exc.filename) if isinstance(exc.filename, str) else None
             text = f"{exc.strerror or exc}; nothing was changed"
             raise FileAccessError(text, path=where) from exc
         return result
     try:
-        return _install(plan, ctx, result, registry, fault, lock_timeout, migrations)
+        return _install(plan, ctx, result, registry, fault, lock_timeout, migrations, shipped)
     except FileAccessError as exc:
         # an ENOTDIR or EEXIST below a directory opened by descriptor names no full path
         cause = exc.__cause__
@@ -104,6 +107,7 @@ def _install(
     fault: Fault | None,
     lock_timeout: float,
     migrations: Sequence[Migration],
+    shipped: Callable[[], KnownFiles],
 ) -> Result:
     name = manifest_name(plan.namespace)
     bounds = widened(plan.bounds, plan.root, migrations)
@@ -120,8 +124,9 @@ def _install(
                     execute(moved.steps, tx, Guard(plan.root, bounds().config_files, True, project))
                     old = moved.manifest
                     old.dirs = [d for d in old.dirs if old.abs(d).is_dir()]
+                made, applied = tuple(created), moved.applied
                 res = resolve_install(
-                    plan, ctx, old, result, root_created=tuple(created), applied=moved.applied
+                    plan, ctx, old, result, root_created=made, applied=applied, shipped=shipped
                 )
                 guard = Guard(plan.root, bounds().config_files, res.follow_links, res.fence)
                 execute(res.steps, tx, guard)

@@ -191,7 +191,7 @@ class Transaction:
         self._undo: list[Callable[[], None]] = []
         self._seen: set[tuple[int, int, str] | str] = set()
         self._fault = fault
-        self._unsynced: list[Spot] = []
+        self._unsynced: list[Spot] = []  # payload files written without an fsync (flush)
         self.dirs = Dirs()
         self.mutations = 0
         # the run's intent journal (installer/journal.py): told of each change before it
@@ -236,29 +236,41 @@ class Transaction:
         self.write_at(Spot(spot.dir, spot.name, path), content, mode)
 
     def write_at(
-        self, spot: Spot, content: bytes, mode: int | None = None, *, in_place: bool = False
+        self,
+        spot: Spot,
+        content: bytes,
+        mode: int | None = None,
+        *,
+        in_place: bool = False,
+        sync: bool = True,
     ) -> None:
-        """Replacing a file is durable at once; new files are synced in bulk by ``flush``.
-
-        One fsync per new file (plus one per directory) made a 150-file install spend most
-        of its time in fsync; a single ``os.sync`` before the manifest is written gives the
-        same guarantee that matters: the manifest never lists a file whose bytes may be lost.
-        """
+        """Replacing a file is durable at once, and so is a new file unless ``sync`` is
+        False: msd's own payload bytes (``steps.Write.payload``), which hold nothing of the
+        user's. One fsync per payload file made an install spend most of its time in fsync,
+        and the ``os.sync`` that replaced them flushed every dirty page of the machine (and
+        made the uninstall free disk blocks the incumbent never allocated)."""
         existed = lstat_at(spot) is not None
         self._remember(spot, in_place)
         self._tick()
-        write_at(spot, content, mode, durable=existed, in_place=in_place)
-        if not existed:
+        write_at(spot, content, mode, durable=existed or sync, in_place=in_place)
+        if not (existed or sync):
             self._unsynced.append(spot)
 
     def flush(self) -> None:
-        """Make every file written so far durable."""
+        """Before the manifest is written: the journal's lines so far are durable, so that a
+        manifest a power cut keeps always comes with the journal that can undo its run; and
+        so are the payload files written without an fsync of their own, with one ``os.sync``
+        for all of them (one fsync each made an install spend most of its time in fsync). A
+        manifest must never list a file whose bytes a power cut may lose: the next run would
+        take that empty file of msd's for an edit of the user's."""
+        if self.journal is not None:
+            self.journal.sync()
         if not self._unsynced:
             return
         if hasattr(os, "sync"):
             os.sync()
         else:  # pragma: no cover - Windows
-            for spot in self._unsynced:
+            for spot in self._unsynced:  # no directory descriptors: names are full paths
                 with open(spot.name, "rb+") as handle:
                     os.fsync(handle.fileno())
         self._unsynced.clear()

@@ -123,8 +123,8 @@ class Journal:
         """One line, written before its change is made, so a killed process always leaves
         it behind. ``durable``: synced (with the journal's folder, for a backup's name) before
         the change, as a change to something that existed is durable at once. A line for a
-        new file or folder is synced with the next durable line or by ``sync``: the new file
-        itself is only made durable by ``Transaction.flush``, which syncs everything."""
+        new file or folder is synced with the next durable line or by ``sync``, which
+        ``Transaction.flush`` calls before the manifest is written."""
         fd = self._open()
         line = (json.dumps(entry, ensure_ascii=True, sort_keys=True) + "\n").encode()
         view = memoryview(line)
@@ -134,6 +134,11 @@ class Journal:
             os.fsync(fd)
             if "backup" in entry:
                 fsync_dir(self.dir)
+
+    def sync(self) -> None:
+        """Every line so far durable (the lines of new files and folders are not, alone)."""
+        if self._fd is not None:
+            os.fsync(self._fd)
 
     def close(self) -> None:
         if self._fd is not None:

@@ -238,10 +238,13 @@ class Manifest:
         """Make a foreign manifest safe to act on: it may remove what still hashes as msd's
         and put back backups kept inside ``<root>/msd-backups/``, nothing more. So no symlink
         is re-created, no config value it recorded is put back, an entry is recognised by
-        its hash only (never by a marker string), and nothing above the root is removed."""
+        its hash only (never by a marker string), nothing above the root is removed, and no
+        changed file counts as merged edits (``patched``): it could be a weakened guard."""
         self.trusted = False
         self.original = copy.deepcopy(self.to_doc())
         self.original_digest = self.digest()
+        for entry in self.files.values():
+            entry.pop("patched", None)
         backups: list[BackupRecord] = []
         for record in self.backups:
             if record.get("link"):

@@ -66,6 +66,14 @@ def manifest_name(namespace: str = "") -> str:
 
 
 def rel_of(root: Path, path: Path) -> str:
+    """``path`` relative to ``root``, with forward slashes (``..`` where it is outside)."""
+    top, here = str(root), str(path)
+    # the common case without os.path.relpath (a run asks ~1,000 times per runtime): a
+    # normalised path below the root is the root's text, a separator, then the rest
+    if os.sep == "/" and here.startswith(top) and here[len(top) : len(top) + 1] == "/":
+        rest = here[len(top) + 1 :]
+        if top.startswith("/") and rest and ".." not in rest.split("/") and "//" not in rest:
+            return rest
     return Path(os.path.relpath(path, root)).as_posix()
 
 
@@ -168,21 +176,27 @@ def _migrations(items: Any) -> Iterator[str]:
             yield f"migrations[{i}] is not an object with a short 'id' and 'version'"
 
 
-def _own_path(rel: str, root: Path, bounds: Bounds) -> str | None:
-    """Why a file path may not be one of ours, or None (text rules and reserved names)."""
+def _own_path(rel: str, others: frozenset[str]) -> str | None:
+    """Why a file path may not be one of ours, or None (text rules and reserved names);
+    ``others``: the folded config and state files of the root (``_others``)."""
     why = rel_problem(rel)
     if why:
         return why
     folded = fold(rel)
     if (
-        folded in {fold(r) for r in RESERVED}
+        folded in _RESERVED_FOLDED
         or PACK_MANIFEST.fullmatch(folded)
         or folded.split("/")[0] in _OWN_DIRS
     ):
         return "is one of msd-install's own bookkeeping files"
-    if folded in {fold(rel_of(root, p)) for p in (*bounds.config_files, *bounds.state_files)}:
+    if folded in others:
         return "is a config or state file, not a file of msd's"
     return None
+
+
+def _others(root: Path, bounds: Bounds) -> frozenset[str]:
+    """Computed once per manifest, not once per file (it was a fifth of an uninstall)."""
+    return frozenset(fold(rel_of(root, p)) for p in (*bounds.config_files, *bounds.state_files))
 
 
 def fold(rel: str) -> str:
@@ -191,9 +205,13 @@ def fold(rel: str) -> str:
     return unicodedata.normalize("NFC", rel).casefold()
 
 
+_RESERVED_FOLDED = frozenset(fold(r) for r in RESERVED)
+
+
 def _files(doc: dict[str, Any], root: Path, bounds: Bounds) -> Iterator[str]:
+    others = _others(root, bounds)
     for rel, record in doc.get("files", {}).items():
-        why = _own_path(rel, root, bounds)
+        why = _own_path(rel, others)
         if why:
             yield f"files: {show(rel)} {why}"
         if not isinstance(record, dict):

@@ -71,10 +71,31 @@ class PatchSet:
         return None if rel is None else self.directory / rel
 
 
-class Saver:
-    """The patch set an install is about to save (one per run, made only if needed)."""
+NO_BASE = (
+    "msd kept no copy of what it had installed there (an older msd-install), so --reapply "
+    "cannot merge them: merge them by hand or with /msd-reapply-patches"
+)
+# under a manifest that came with the project, a file of msd's that differs from what msd
+# wrote is drift, never kept: it could be a weakened guard
+FOREIGN_BASE = (
+    "it differs from msd's, which replaces it: review this copy before msd-install --reapply "
+    "merges it back"
+)
+FOREIGN_NO_BASE = (
+    "it differs from msd's, which replaces it; no base msd shipped is known for it, so "
+    "--reapply cannot merge it automatically: review it, and merge it by hand or with "
+    "/msd-reapply-patches"
+)
 
-    def __init__(self, root: Path, runtime: str, scope: str, from_version: str) -> None:
+
+class Saver:
+    """The patch set an install is about to save (one per run, made only if needed).
+    ``foreign``: saved under a manifest that came with the project (not this user's)."""
+
+    def __init__(
+        self, root: Path, runtime: str, scope: str, from_version: str, *, foreign: bool = False
+    ) -> None:
+        self.foreign = foreign
         now = datetime.now(timezone.utc)
         name = now.strftime("%Y%m%dT%H%M%SZ")
         folder = root / PATCHES_DIR
@@ -116,6 +137,38 @@ class Saver:
             "files": self.entries,
         }
         return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode()
+
+    def detail(self, rel: str, merges: bool) -> str:
+        """The backup line of a saved copy of ``rel`` (``merges``: saved with its base)."""
+        if self.foreign:
+            return f"the project's copy of {rel}: {FOREIGN_BASE if merges else FOREIGN_NO_BASE}"
+        if merges:
+            return f"your changes to {rel}, for msd-install --reapply"
+        return f"your changes to {rel}: {NO_BASE}"
+
+    def note(self) -> str:
+        """The note naming the set saved, for a real run."""
+        where = f"{PATCHES_DIR}/{self.directory.name}"
+        merge = sum(1 for e in self.entries if e["base"] is not None)
+        if self.foreign:
+            rest = len(self.entries) - merge
+            some = f" ({rest} of them only by hand: see each backup line)" if rest else ""
+            return (
+                f"{len(self.entries)} file(s) of msd's differed from what this msd-install "
+                "writes (under a manifest that came with the project, not yours): replaced "
+                f"with msd's, the project's copies saved in {where}; review them before "
+                f"msd-install --reapply merges them back{some}"
+            )
+        if merge == len(self.entries):
+            return (
+                f"your edits to {merge} file(s) of msd's are saved in {where}: run msd-install "
+                "--reapply (with the same runtime and scope) to merge them into this version"
+            )
+        return (
+            f"your edits to {len(self.entries)} file(s) of msd's are saved in {where}; "
+            f"msd-install --reapply merges {merge} of them, the rest by hand (see each backup "
+            "line)"
+        )
 
     def record(self) -> PatchRecord:
         """What the new manifest records of this set: only such a set is ever merged."""

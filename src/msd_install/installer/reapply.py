@@ -8,7 +8,9 @@ one with conflicts is written with markers (``conflict``, exit 1): into the file
 when it is Markdown, else beside the set (``conflicted``), the new version staying live until
 you settle it there. The manifest then records
 the merged bytes (``patched``): your file, kept by reinstall, uninstall and ``--check``. A file
-that changed since the upgrade is left alone (``conflict``: merge it by hand). The sets stay
+that changed since the upgrade is left alone (``conflict``: merge it by hand). A later set of
+the same file merges into what the earlier one made; while the earlier merge waits beside its
+set, the later one waits too (never merged against the live file). The sets stay
 until ``--done``, which removes each set whose every file is merged (nothing else) and takes
 a merged file you edited since (settling its conflict markers) as the merge.
 """
@@ -16,7 +18,6 @@ a merged file you edited since (settling its conflict markers) as the merge.
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,7 +31,6 @@ from .manifestcheck import PATCHES_DIR
 from .merge import merge
 from .patches import (
     MAX_COPY,
-    PATCH_FILE,
     PatchEntry,
     PatchSet,
     listing,
@@ -39,9 +39,10 @@ from .patches import (
     unusable,
     vouched,
 )
+from .patchfiles import linked, removal, saved_base
 from .pristine import STORE_NAME, blobs, unpack
 from .report import Result
-from .steps import MakeDir, Remove, RemoveDirIfEmpty, Step, Write, missing_dirs
+from .steps import MakeDir, RemoveDirIfEmpty, Step, Write, missing_dirs
 
 
 @dataclass
@@ -55,6 +56,10 @@ class Reapply:
     edited: dict[str, str] = field(default_factory=dict)  # set -> a saved copy you changed
     steps: list[Step] = field(default_factory=list)
     planned: set[Path] = field(default_factory=set)  # folders this run makes (conflicts/)
+    # a file whose merge from an earlier set waits in that set's conflicts/ (shown): a later
+    # set's merge of it waits too, never computed against the live file nor installed over it
+    waiting: dict[str, str] = field(default_factory=dict)
+    sets: list[PatchSet] = field(default_factory=list)  # every set merged, oldest first
 
 
 def resolve_reapply(manifest: Manifest, result: Result, *, done: bool) -> list[Step]:
@@ -77,6 +82,7 @@ def resolve_reapply(manifest: Manifest, result: Result, *, done: bool) -> list[S
         return []
     # msd's files are read as uninstall reads them: under your manifest, through your links
     run = Reapply(manifest, result, blobs(unpack(read_plain(root / STORE_NAME))), done)
+    run.sets = sets
     complete = {s.name: all([_file(run, s, e) for e in s.doc["files"]]) for s in sets}
     for rel, content in run.merged.items():
         run.steps.append(Write(manifest.abs(rel), content, None))
@@ -89,7 +95,7 @@ def resolve_reapply(manifest: Manifest, result: Result, *, done: bool) -> list[S
         links = [
             link
             for e in patch_set.doc["files"]
-            if (link := _linked(patch_set, e["user"], e["base"], aside(e["path"])))
+            if (link := linked(patch_set, e["user"], e["base"], aside(e["path"])))
         ]
         if done and links:
             result.add("skip", patch_set.directory, f"kept: {links[0]}, not followed")
@@ -101,7 +107,7 @@ def resolve_reapply(manifest: Manifest, result: Result, *, done: bool) -> list[S
                 "saved it; merge what you added to it, then remove the set by hand",
             )
         elif done and complete[patch_set.name]:
-            removals.extend(_removal(patch_set))
+            removals.extend(removal(patch_set))
             manifest.patches = [p for p in manifest.patches if p["set"] != patch_set.name]
             result.add("remove", patch_set.directory, "merged; removed as you confirmed (--done)")
         elif done:
@@ -158,7 +164,7 @@ def _file(run: Reapply, patch_set: PatchSet, entry: PatchEntry) -> bool:
     if record is None or record.get("adopted"):
         result.add("skip", path, f"no longer one of msd's files; your copy stays in {shown}")
         return False
-    link = _linked(patch_set, entry["user"], entry["base"])
+    link = linked(patch_set, entry["user"], entry["base"])
     if link is not None:
         result.add("conflict", path, f"not read: {link} on the way to your saved copy {shown}")
         return False
@@ -168,13 +174,21 @@ def _file(run: Reapply, patch_set: PatchSet, entry: PatchEntry) -> bool:
     yours = read_bounded(manifest.root, user, MAX_COPY)
     if sha256_bytes(yours) != entry["user_sha256"]:  # edited since it was saved: --done keeps it
         run.edited.setdefault(patch_set.name, shown)
-    base = _base(manifest.root, patch_set, entry)
+    base = saved_base(manifest.root, patch_set, entry)
+    if rel in run.waiting:
+        result.add(
+            "skip",
+            path,
+            f"waiting: the merge of an earlier set's edits is in {run.waiting[rel]}, to settle "
+            f"first; then --reapply merges yours from {shown} into it (your copy stays there)",
+        )
+        return False
     if base is None:
         result.add(
             "conflict",
             path,
-            f"no pristine base was saved (installed by an older msd-install): merge {shown} "
-            "by hand or with /msd-reapply-patches",
+            f"no pristine base was saved (installed by an older msd-install, or a project's "
+            f"base msd did not ship): merge {shown} by hand or with /msd-reapply-patches",
         )
         return False
     if rel in run.merged:  # a later set for the same file: merge into the earlier merge
@@ -187,6 +201,8 @@ def _file(run: Reapply, patch_set: PatchSet, entry: PatchEntry) -> bool:
         if sha256_bytes(current) != record["sha256"]:
             if record.get("patched") is None and _copied_in(run, patch_set, rel, current):
                 return True
+            if os.path.lexists(patch_set.directory / aside(rel)):
+                return _aside_before(run, patch_set, rel, current)
             return _merged_before(run, path, record.get("patched"), current, (base, yours))
         new = current
     label = f"{manifest.runtime} {__version__}"
@@ -194,7 +210,7 @@ def _file(run: Reapply, patch_set: PatchSet, entry: PatchEntry) -> bool:
     if outcome.content == new:
         result.add("identical", path, "your edits are in this version already")
         return True
-    if outcome.conflicts and not markers_live(rel, record.get("mode", 0o644)):
+    if outcome.conflicts and not markers_live(rel, record.get("mode", 0o644), outcome.content):
         return _set_aside(run, patch_set, rel, outcome.conflicts, (outcome.content, new))
     run.merged[rel] = outcome.content
     if outcome.conflicts:
@@ -238,11 +254,67 @@ def _merged_before(
     return True
 
 
+def _aside_before(run: Reapply, patch_set: PatchSet, rel: str, current: bytes) -> bool:
+    """The file is not the one the upgrade installed, and this set's merge of it was set
+    aside by an earlier --reapply: in place when the file is that merge, or what the later
+    sets made of it; else (settled, the file still what msd-install last wrote: the earlier
+    sets' merge it was made against) installed now. True when it is in place."""
+    result, path = run.result, run.manifest.abs(rel)
+    copy = patch_set.directory / aside(rel)
+    shown = f"{PATCHES_DIR}/{patch_set.name}/{aside(rel)}"
+    link = linked(patch_set, aside(rel))
+    settled = read_bounded(run.manifest.root, copy, MAX_COPY) if link is None else None
+    if settled is not None and _reaches(run, patch_set, rel, settled, current):
+        result.add("identical", path, "your edits are merged already")
+        return True
+    if settled is None or has_markers(settled):
+        run.waiting[rel] = shown
+        why = link or f"its conflict markers are still there: settle them in {shown}"
+        result.add("conflict", path, f"your merge is not installed: {why}")
+        return False
+    if run.manifest.files[rel].get("patched") != sha256_bytes(current):
+        run.waiting[rel] = shown
+        result.add(
+            "conflict",
+            path,
+            f"changed since msd-install wrote it, and your settled merge in {shown} is not "
+            "installed: nothing written; merge it by hand",
+        )
+        return False
+    run.merged[rel] = settled
+    result.add("update", path, f"your settled merge from {shown} installed")
+    return True
+
+
+def _reaches(run: Reapply, patch_set: PatchSet, rel: str, merged: bytes, current: bytes) -> bool:
+    """Is ``current`` the merge ``merged``, or what the later sets' merges of ``rel`` (clean,
+    or settled in their conflicts/) made of it?"""
+    root = run.manifest.root
+    for later in run.sets[run.sets.index(patch_set) + 1 :]:
+        if merged == current:
+            return True
+        entry = next((e for e in later.doc["files"] if e["path"] == rel), None)
+        if entry is None:
+            continue
+        base, user = saved_base(root, later, entry), later.directory / entry["user"]
+        if base is None or linked(later, entry["user"], aside(rel)) or not os.path.lexists(user):
+            return False
+        outcome = merge(base, read_bounded(root, user, MAX_COPY), merged)
+        copy = later.directory / aside(rel)
+        if not outcome.conflicts:
+            merged = outcome.content
+        elif os.path.lexists(copy):
+            merged = read_bounded(root, copy, MAX_COPY)
+        else:
+            return False
+    return merged == current
+
+
 def _copied_in(run: Reapply, patch_set: PatchSet, rel: str, current: bytes) -> bool:
     """Did you copy your settled merge from ``conflicts/<rel>`` over the file yourself?
     Then it is the merge: recorded as yours, the set done with it."""
     copy = patch_set.directory / aside(rel)
-    if _linked(patch_set, aside(rel)) is not None or not os.path.lexists(copy):
+    if linked(patch_set, aside(rel)) is not None or not os.path.lexists(copy):
         return False
     if read_bounded(run.manifest.root, copy, MAX_COPY) != current or has_markers(current):
         return False
@@ -261,8 +333,9 @@ def _set_aside(
     content, new = merged
     copy = patch_set.directory / aside(rel)
     shown = f"{PATCHES_DIR}/{patch_set.name}/{aside(rel)}"
-    link = _linked(patch_set, aside(rel))
+    link = linked(patch_set, aside(rel))
     if link is not None:
+        run.waiting[rel] = shown
         result.add("conflict", path, f"not written: {link} on the way to {shown}")
         return False
     settled = None
@@ -280,6 +353,7 @@ def _set_aside(
             run.planned.add(directory)
             run.steps.append(MakeDir(directory))
         run.steps.append(Write(copy, content, 0o600))
+    run.waiting[rel] = shown
     result.add(
         "conflict",
         path,
@@ -288,49 +362,3 @@ def _set_aside(
         "settle the <<<<<<< ... >>>>>>> lines there, then run msd-install --reapply --done",
     )
     return False
-
-
-def _base(root: Path, patch_set: PatchSet, entry: PatchEntry) -> bytes | None:
-    """The saved base, only if it still hashes as the patch set says."""
-    if entry["base"] is None or not os.path.lexists(patch_set.directory / entry["base"]):
-        return None
-    data = read_bounded(root, patch_set.directory / entry["base"], MAX_COPY)
-    return data if sha256_bytes(data) == entry["base_sha256"] else None
-
-
-def _linked(patch_set: PatchSet, *rels: str | None) -> str | None:
-    """The first folder on the way to the set's files ``rels`` (an entry's saved copies, its
-    conflicted merge) that is a symlink (named as a line), or None: a set is never read,
-    written or removed through one, wherever it leads (a ``user/`` linked back to the root
-    would have --done remove msd's merged file)."""
-    for rel in rels:
-        probe = patch_set.directory
-        for part in [] if rel is None else rel.split("/")[:-1]:
-            probe = probe / part
-            try:
-                if stat.S_ISLNK(os.lstat(probe).st_mode):
-                    inner = probe.relative_to(patch_set.directory).as_posix()
-                    return f"{PATCHES_DIR}/{patch_set.name}/{inner} is a symlink"
-            except (FileNotFoundError, NotADirectoryError):
-                break
-    return None
-
-
-def _removal(patch_set: PatchSet) -> list[Step]:
-    """Remove the files the set names (and its ``patch.json``), then its folders if empty:
-    never anything it does not name."""
-    steps: list[Step] = []
-    folders: set[Path] = {patch_set.directory}
-    for entry in patch_set.doc["files"]:
-        for rel in (entry["user"], entry["base"], aside(entry["path"])):
-            if rel is None:
-                continue
-            path = patch_set.directory / rel
-            if rel == aside(entry["path"]) and not os.path.lexists(path):
-                continue
-            steps.append(Remove(path))
-            folders.update(p for p in path.parents if p.is_relative_to(patch_set.directory))
-    steps.append(Remove(patch_set.directory / PATCH_FILE))
-    for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
-        steps.append(RemoveDirIfEmpty(folder))
-    return steps

@@ -15,9 +15,11 @@ of the next upgrade's patch sets.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from . import bytecode, pristine
+from .baseline import KnownFiles
 from .confine import read_beneath, read_plain
 from .context import Context
 from .fs import sha256_bytes
@@ -39,9 +41,12 @@ def resolve_install(
     *,
     root_created: tuple[Path, ...] = (),
     applied: list[MigrationRecord] | None = None,
+    shipped: Callable[[], KnownFiles] = dict,
 ) -> Resolution:
     """Decide every step of an install. ``root_created``: the root (and parents) this run made.
-    ``applied``: the migrations the new manifest records (default: those ``old`` records)."""
+    ``applied``: the migrations the new manifest records (default: those ``old`` records).
+    ``shipped``: every (path, sha256) msd released for this runtime (``released.json``), the
+    only bases a foreign manifest's pristine store may give (default: none)."""
     res = Resolution(
         follow_links=old is None or old.trusted, fence=ctx.cwd if ctx.is_local else None
     )
@@ -66,17 +71,19 @@ def resolve_install(
     # the pristine store is MSD Core's (--reapply is MSD Core's); a pack keeps none
     core = not plan.namespace
     store = root_store(res, plan.root) if old is not None and core else None
-    saver = Saver(plan.root, plan.runtime, plan.scope, old.installer_version if old else "")
+    foreign = old is not None and not old.trusted
+    version = old.installer_version if old else ""
+    saver = Saver(plan.root, plan.runtime, plan.scope, version, foreign=foreign)
     bases = pristine.blobs(store)
     for op in plan.files:
-        _resolve_file(op, ctx, old, new, res, result, (saver, bases))
+        _resolve_file(op, ctx, old, new, res, result, (saver, bases, shipped))
     if old is not None and old.trusted:  # the sets still there stay vouched for
         new.patches = [
             p for p in old.patches if os.path.lexists(plan.root / PATCHES_DIR / p["set"])
         ]
     if saver.entries:
         if not result.dry_run:  # a dry run's backup lines say what would be saved
-            result.notes.append(_saved_note(saver))
+            result.notes.append(saver.note())
         res.ensure_parent(saver.directory / "_")
         res.steps.append(Write(saver.directory / "patch.json", saver.metadata(), None))
         new.patches.append(saver.record())
@@ -99,11 +106,12 @@ def resolve_install(
     # a foreign manifest is rewritten even when its (restricted) content is unchanged (the
     # user's registry then records it as theirs), unless it came exactly as this run would
     # write it: a teammate's committed install stays byte for byte, and becomes trusted
-    res.digest = new.digest()
+    data = new.to_bytes()  # once: an indented dump is Python's slow JSON encoder
+    res.digest = sha256_bytes(data)
     if old is not None and not old.trusted and res.digest == old.original_digest:
         result.notes.append(VERIFIED if not result.dry_run else VERIFIED_DRY)
-    elif old is None or not old.trusted or old.to_bytes() != new.to_bytes():
-        res.steps.append(Write(new.path, new.to_bytes(), 0o644, barrier=True))
+    elif old is None or not old.trusted or old.to_bytes() != data:
+        res.steps.append(Write(new.path, data, 0o644, barrier=True))
     return res
 
 
@@ -117,25 +125,7 @@ VERIFIED_DRY = (
 )
 
 
-KEPT_PATCHED = "your edits (merged by --reapply, or customised in the project): kept"
-NO_BASE = (
-    "msd kept no copy of what it had installed there (an older msd-install), so --reapply "
-    "cannot merge them: merge them by hand or with /msd-reapply-patches"
-)
-
-
-def _saved_note(saver: Saver) -> str:
-    where = f"{PATCHES_DIR}/{saver.directory.name}"
-    merge = sum(1 for e in saver.entries if e["base"] is not None)
-    if merge == len(saver.entries):
-        return (
-            f"your edits to {merge} file(s) of msd's are saved in {where}: run msd-install "
-            "--reapply (with the same runtime and scope) to merge them into this version"
-        )
-    return (
-        f"your edits to {len(saver.entries)} file(s) of msd's are saved in {where}; "
-        f"msd-install --reapply merges {merge} of them, the rest by hand (see each backup line)"
-    )
+KEPT_PATCHED = "your edits, merged by --reapply: kept"
 
 
 def root_store(res: Resolution, root: Path) -> bytes | None:
@@ -163,6 +153,9 @@ def _keep_pristine(plan: Plan, new: Manifest, res: Resolution, store: bytes | No
     new.pristine = sha256_bytes(data)
 
 
+Patching = tuple[Saver, dict[str, bytes], Callable[[], KnownFiles]]
+
+
 def _resolve_file(
     op: FileOp,
     ctx: Context,
@@ -170,7 +163,7 @@ def _resolve_file(
     new: Manifest,
     res: Resolution,
     result: Result,
-    patching: tuple[Saver, dict[str, bytes]],
+    patching: Patching,
 ) -> None:
     rel = new.rel(op.path)
     record = old.files.get(rel) if old else None
@@ -192,14 +185,14 @@ def _resolve_file(
             res.not_installed.add(op.path)
             return
         _back_up(op.path, rel, new, res, result)  # a link: nothing is written aside
-        res.steps.append(Write(op.path, op.content, op.mode))
+        res.steps.append(Write(op.path, op.content, op.mode, payload=True))
         result.add("update", op.path)
         new.files[rel] = {"sha256": want_sha, "mode": op.mode}
         return
     current = res.read(new.root, op.path)
     if current is None:
         res.ensure_parent(op.path)
-        res.steps.append(Write(op.path, op.content, op.mode))
+        res.steps.append(Write(op.path, op.content, op.mode, payload=True))
         result.add("create", op.path)
     elif (
         current == op.content
@@ -214,24 +207,17 @@ def _resolve_file(
         # the user's own copy: keep it to give back on uninstall
         if record.get("adopted") and not _back_up(op.path, rel, new, res, result):
             return
-        res.steps.append(Write(op.path, op.content, op.mode))
+        res.steps.append(Write(op.path, op.content, op.mode, payload=True))
         result.add("update", op.path)
     elif record is not None and record.get("patched") == sha256_bytes(current):
         if want_sha == record["sha256"]:
-            # the user's edits, merged by --reapply into this very version (or the team's
-            # customisation of it, committed with a project): theirs now
+            # the user's edits, merged by --reapply into this very version: theirs now (only
+            # under a manifest of theirs: ``Manifest.restrict`` drops a foreign ``patched``)
             result.add("skip", op.path, KEPT_PATCHED)
             new.files[rel] = record
             return
         if not _save_patch(op, rel, current, record["sha256"], new, res, result, patching):
             return
-    elif record is not None and _foreign(old) and record["sha256"] == want_sha:
-        # under a manifest that came with the project, a file that no longer hashes as what
-        # this same version writes is the team's customisation, committed with it: kept as
-        # it is and recorded as theirs, like an edit merged by --reapply (``patched``)
-        result.add("kept", op.path, "customised in the project: kept, recorded as yours")
-        new.files[rel] = {"sha256": want_sha, "mode": op.mode, "patched": sha256_bytes(current)}
-        return
     elif record is not None:
         if not _save_patch(op, rel, current, record["sha256"], new, res, result, patching):
             return
@@ -244,17 +230,13 @@ def _resolve_file(
     elif ctx.force:
         if not _back_up(op.path, rel, new, res, result):
             return
-        res.steps.append(Write(op.path, op.content, op.mode))
+        res.steps.append(Write(op.path, op.content, op.mode, payload=True))
         result.add("update", op.path)
     else:
         result.add("conflict", op.path, "a file of yours is there; --force replaces it")
         res.not_installed.add(op.path)
         return
     new.files[rel] = {"sha256": want_sha, "mode": op.mode}
-
-
-def _foreign(old: Manifest | None) -> bool:
-    return old is not None and not old.trusted
 
 
 def _save_patch(
@@ -265,11 +247,11 @@ def _save_patch(
     new: Manifest,
     res: Resolution,
     result: Result,
-    patching: tuple[Saver, dict[str, bytes]],
+    patching: Patching,
 ) -> bool:
     """Save the user's edited copy and the bytes it was edited from (when the pristine store
     has them) as part of this run's patch set, then replace the file. False: left alone."""
-    saver, bases = patching
+    saver, bases, shipped = patching
     why = unusable(new.root)
     if why is not None:  # resolution reads only: nothing has been written yet
         raise refuse_saving(new.root, why, rel)
@@ -283,17 +265,18 @@ def _save_patch(
         private = 0o600
     res.steps.append(Write(user, current, private))
     base = bases.get(old_sha)
+    if base is not None and saver.foreign and old_sha not in shipped().get(rel, ()):
+        # the project's store came with its manifest: a pair crafted together would have
+        # --reapply merge the project's code into msd's file (a guard)
+        base = None
     if base is None and sha256_bytes(op.content) == old_sha:
         base = op.content  # no store (an older install), but this file did not change
     if base is not None:
         res.ensure_parent(saver.base_copy(rel))
         res.steps.append(Write(saver.base_copy(rel), base, None))
     saver.add(rel, sha256_bytes(current), old_sha if base is not None else None, op.content)
-    res.steps.append(Write(op.path, op.content, op.mode))
-    if base is not None:
-        result.add("backup", user, f"your changes to {rel}, for msd-install --reapply")
-    else:
-        result.add("backup", user, f"your changes to {rel}: {NO_BASE}")
+    res.steps.append(Write(op.path, op.content, op.mode, payload=True))
+    result.add("backup", user, saver.detail(rel, base is not None))
     result.add("update", op.path)
     return True
 

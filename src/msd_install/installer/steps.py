@@ -38,6 +38,12 @@ class Write:
     # place so that every name keeps it (``inplace``); msd's own files are always replaced,
     # so that a name linked to one from outside never sees msd's bytes
     in_place: bool = False
+    # msd's own payload bytes for a file that did not exist: not fsynced (issue 11: only what
+    # protects someone's data is). A power cut soon after the run can leave such a file empty
+    # or missing; no byte of the user's is in it, and a reinstall writes it again (keeping the
+    # empty copy aside in msd-local-patches/, as for any file that differs from the manifest).
+    # Everything else (config files, backups, saved patches, the manifest) is fsynced.
+    payload: bool = False
 
 
 @dataclass(frozen=True)
@@ -90,7 +96,9 @@ def execute(steps: list[Step], tx: Transaction, guard: Guard | None = None) -> l
                     path=step.path,
                     hint="nothing was changed; run msd-install again",
                 )
-            tx.write_at(spot, step.content, step.mode, in_place=step.in_place)
+            tx.write_at(
+                spot, step.content, step.mode, in_place=step.in_place, sync=not step.payload
+            )
         elif isinstance(step, Remove):
             if lstat_at(spot) is not None:
                 tx.remove_at(spot)

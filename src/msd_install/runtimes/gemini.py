@@ -46,10 +46,12 @@ from pathlib import Path
 from typing import Any
 
 import tomlkit
+from tomlkit.items import String, StringType, Trivia
 
 from ..installer.context import Context
 from ..installer.plan import Plan
 from ..payload import Agent, Command, Payload
+from . import tomltext
 from ._base import Adapter, Detection, detect_by
 from .convert import Dialect, Spawn
 from .gemini_family import Family, command_body
@@ -131,7 +133,7 @@ def _command(
         description = f"{description} (arguments: {hint.strip()})"
     doc = tomlkit.document()
     doc.add("description", description)
-    doc.add("prompt", tomlkit.string(body, multiline=True))
+    doc.add("prompt", String(StringType.MLB, body, tomltext.multiline_basic(body), Trivia()))
     return f"{command.name}.toml", tomlkit.dumps(doc), notes
 
 

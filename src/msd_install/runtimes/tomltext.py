@@ -53,6 +53,23 @@ def string(value: str) -> str:
     return basic_string(value)
 
 
+# tomlkit's escapes in a multi-line basic string: control characters but LF and CR, the
+# backslash, and a run of three quotes (leftmost first); a CR not before LF comes after
+_MLB = re.compile('"""|[\\x00-\\x09\\x0b\\x0c\\x0e-\\x1f\\x7f\\\\]')
+_MLB_ESCAPES = {**_ESCAPES, '"""': '""\\"'}
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def multiline_basic(value: str) -> str:
+    """What ``tomlkit.string(value, multiline=True)`` writes between its quotes, in linear
+    time: tomlkit's escaper slices the rest of the text at every character (quadratic: a
+    second per thousand Gemini commands). tests/runtimes/test_tomltext.py proves them equal."""
+    text = _MLB.sub(lambda m: _MLB_ESCAPES.get(m[0]) or f"\\u{ord(m[0]):04x}", value)
+    text = _LONE_CR.sub(r"\\r", text)
+    # a newline right after the opening quotes is trimmed by a reader: one more keeps it
+    return "\n" + text if text[:1] in ("\n", "\r") else text
+
+
 def _value(value: Scalar | list[str]) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"

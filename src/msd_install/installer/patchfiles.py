@@ -1,0 +1,62 @@
+"""A patch set's files on disk, for ``--reapply``: the saved base (only while it still hashes
+as ``patch.json`` says), the first symlink on the way to one of its files (a set is never
+read, written or removed through one) and the steps that remove a set (only what it names).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from .conflicted import aside
+from .fs import sha256_bytes
+from .manifestcheck import PATCHES_DIR
+from .patches import MAX_COPY, PATCH_FILE, PatchEntry, PatchSet, read_bounded
+from .steps import Remove, RemoveDirIfEmpty, Step
+
+
+def saved_base(root: Path, patch_set: PatchSet, entry: PatchEntry) -> bytes | None:
+    """The saved base, only if it still hashes as the patch set says."""
+    if entry["base"] is None or not os.path.lexists(patch_set.directory / entry["base"]):
+        return None
+    data = read_bounded(root, patch_set.directory / entry["base"], MAX_COPY)
+    return data if sha256_bytes(data) == entry["base_sha256"] else None
+
+
+def linked(patch_set: PatchSet, *rels: str | None) -> str | None:
+    """The first folder on the way to the set's files ``rels`` (an entry's saved copies, its
+    conflicted merge) that is a symlink (named as a line), or None: a set is never read,
+    written or removed through one, wherever it leads (a ``user/`` linked back to the root
+    would have --done remove msd's merged file)."""
+    for rel in rels:
+        probe = patch_set.directory
+        for part in [] if rel is None else rel.split("/")[:-1]:
+            probe = probe / part
+            try:
+                if stat.S_ISLNK(os.lstat(probe).st_mode):
+                    inner = probe.relative_to(patch_set.directory).as_posix()
+                    return f"{PATCHES_DIR}/{patch_set.name}/{inner} is a symlink"
+            except (FileNotFoundError, NotADirectoryError):
+                break
+    return None
+
+
+def removal(patch_set: PatchSet) -> list[Step]:
+    """Remove the files the set names (and its ``patch.json``), then its folders if empty:
+    never anything it does not name."""
+    steps: list[Step] = []
+    folders: set[Path] = {patch_set.directory}
+    for entry in patch_set.doc["files"]:
+        for rel in (entry["user"], entry["base"], aside(entry["path"])):
+            if rel is None:
+                continue
+            path = patch_set.directory / rel
+            if rel == aside(entry["path"]) and not os.path.lexists(path):
+                continue
+            steps.append(Remove(path))
+            folders.update(p for p in path.parents if p.is_relative_to(patch_set.directory))
+    steps.append(Remove(patch_set.directory / PATCH_FILE))
+    for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
+        steps.append(RemoveDirIfEmpty(folder))
+    return steps
