@@ -4,7 +4,7 @@
 manifest, nested command folders (``commands/git/commit.md``), agents with ``tools:`` as a
 string and as a YAML list, ``@${CLAUDE_PLUGIN_ROOT}/...`` references to its own files, a
 skill with further files (a script, a reference), hooks in three languages (Python, shell,
-JavaScript) registered by ``hooks/hooks.json`` with a helper beside them, engine folders
+JavaScript) registered by ``hooks/hooks.json``, each with a helper beside it, engine folders
 (``references/``, ``scripts/``, ``templates/``) and top-level files that are not installed
 (README, LICENSE, package.json). Options vary the name and add the usual mistakes.
 """
@@ -46,18 +46,31 @@ HOOKS = {
     },
 }  # fmt: skip
 
+# each hook needs a helper beside it, found as third-party hooks find theirs: Python by an
+# import from its own folder, bash by sourcing from ``$(dirname "$0")``, node by a relative
+# ``require``
 GUARD_PY = """#!/usr/bin/env python3
-import json, sys
+import json, os, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import helper
 
 event = json.load(sys.stdin)
 command = event.get("tool_input", {}).get("command", "")
-if "rm -rf /" in command:
-    print("refused by acme guard", file=sys.stderr)
+if helper.dangerous(command):
+    print(helper.REASON, file=sys.stderr)
     sys.exit(2)
 """
 
+HELPER_PY = """REASON = "refused by acme guard"
+
+
+def dangerous(command):
+    return "rm -rf /" in command
+"""
+
 FORMAT_SH = """#!/usr/bin/env bash
-. "$(dirname "$0")/${PACK}-lib-common.sh"
+. "$(dirname "$0")/lib/common.sh"
 cat >/dev/null
 log "formatted"
 """
@@ -66,11 +79,15 @@ COMMON_SH = """log() { printf '%s\\n' "$*" >&2; }
 """
 
 BANNER_JS = """#!/usr/bin/env node
+const lib = require("./lib");
 process.stdin.resume();
 process.stdin.on("end", () => {
   console.log(JSON.stringify({hookSpecificOutput: {hookEventName: "SessionStart",
-    additionalContext: "acme pack loaded"}}));
+    additionalContext: lib.banner()}}));
 });
+"""
+
+LIB_JS = """module.exports = { banner: () => "acme pack loaded" };
 """
 
 
@@ -144,8 +161,10 @@ def pack_files(name: str = "acme") -> dict[str, str]:
         "skills/lint/reference.md": "# Rules\n\nNo tabs.\n",
         "hooks/hooks.json": json.dumps(HOOKS, indent=2),
         "hooks/guard.py": GUARD_PY,
-        "hooks/format.sh": FORMAT_SH.replace("${PACK}", name),
+        "hooks/helper.py": HELPER_PY,
+        "hooks/format.sh": FORMAT_SH,
         "hooks/lib/common.sh": COMMON_SH,
+        "hooks/lib/index.js": LIB_JS,
         "hooks/banner.js": BANNER_JS,
         "references/style.md": "# Style\n\nShort functions.\n",
         "templates/commit.md": "type(scope): subject\n",

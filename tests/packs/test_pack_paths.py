@@ -97,7 +97,7 @@ def test_claude_code_paths_as_the_user_reads_them(tmp_path: Path) -> None:
         "REF-SKILL ~/.claude/skills/acme-lint/reference.md\n"
         "REF-SCRIPT ~/.claude/skills/acme-lint/scripts/run_lint.py\n"
         "REF-ENGINE ~/.claude/acme/references/style.md\n"
-        "REF-HOOK ~/.claude/hooks/acme-lib-common.sh\n"
+        "REF-HOOK ~/.claude/hooks/acme/lib/common.sh\n"
     )
     guide = (home / ".claude/skills/acme-lint/guide.md").read_text()
     assert guide == f"# Guide\n\n{expected}"
@@ -109,7 +109,7 @@ def test_a_hook_script_using_the_plugin_root_gets_a_warning(tmp_path: Path) -> N
     home = tmp_path / "home"
     home.mkdir()
     script = FORMAT_SH.replace(
-        '. "$(dirname "$0")/${PACK}-lib-common.sh"', f'. "{ROOT}/hooks/lib/common.sh"'
+        '. "$(dirname "$0")/lib/common.sh"', f'. "{ROOT}/hooks/lib/common.sh"'
     )
     assert script != FORMAT_SH
     pack = make_pack(tmp_path / "acme", extra={"hooks/format.sh": script})
@@ -122,7 +122,7 @@ def test_a_hook_script_using_the_plugin_root_gets_a_warning(tmp_path: Path) -> N
     )
     assert f"note: {warning}" in proc.stdout
     assert proc.stdout.count("CLAUDE_PLUGIN_ROOT") == 1  # the other hooks do not use it
-    assert (home / ".claude/hooks/acme-format.sh").read_text() == script  # installed all the same
+    assert (home / ".claude/hooks/acme/format.sh").read_text() == script  # installed all the same
     doc = json.loads(run_cli([*args, "--json"], home).stdout)
     assert warning in doc["results"][0]["notes"]
 

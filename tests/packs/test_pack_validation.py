@@ -205,16 +205,15 @@ def test_file_names_the_manifest_could_not_hold(tmp_path: Path) -> None:
 
 
 def test_files_flattened_onto_one_name_are_refused(tmp_path: Path) -> None:
-    """``hooks/lib/common.sh`` and ``hooks/lib-common.sh`` both install as
-    ``hooks/acme-lib-common.sh``, ``commands/git/commit.md`` and ``commands/git-commit.md``
-    both as the command ``acme-git-commit``, a command and a skill of one name as one skill:
-    one line per collision naming both files, nothing written."""
+    """``commands/git/commit.md`` and ``commands/git-commit.md`` both install as the command
+    ``acme-git-commit``, a command and a skill of one name as one skill: one line per
+    collision naming both files, nothing written. (Hook files keep their paths under
+    ``hooks/<pack>/``: ``hooks/lib/common.sh`` and ``hooks/lib-common.sh`` never collide.)"""
     home = tmp_path / "home"
     home.mkdir()
     pack = make_pack(
         tmp_path / "acme",
         extra={
-            "hooks/lib-common.sh": "log() { :; }\n",
             "commands/git-commit.md": "---\ndescription: mine\n---\nx\n",
             "commands/lint.md": "---\ndescription: the lint command\n---\nx\n",
         },
@@ -222,10 +221,8 @@ def test_files_flattened_onto_one_name_are_refused(tmp_path: Path) -> None:
     proc = run_cli(["--claude", "--gemini", "--global", "--yes", "--payload", str(pack)], home)
     assert proc.returncode == 2
     lines = proc.stderr.splitlines()
-    assert "(3 problems)" in lines[0], proc.stderr
+    assert "(2 problems)" in lines[0], proc.stderr
     expected = [
-        f"msd-install: {pack}/hooks/lib/common.sh: installs as hooks/<pack>-lib-common.sh, as "
-        "hooks/lib-common.sh does: rename one",
         f"msd-install: {pack}/commands/git/commit.md: installs as acme-git-commit, as "
         "commands/git-commit.md does: rename one",
         f"msd-install: {pack}/skills/lint/SKILL.md: installs as acme-lint, as commands/lint.md "

@@ -38,8 +38,8 @@ def test_two_packs_and_msd_core_removed_in_any_order(tmp_path: Path) -> None:
     ]
     settings = json.loads((root / "settings.json").read_text())
     commands = [h["command"] for g in settings["hooks"]["PreToolUse"] for h in g["hooks"]]
-    assert sum("acme-guard.py" in c for c in commands) == 1
-    assert sum("beta-guard.py" in c for c in commands) == 1
+    assert sum("hooks/acme/guard.py" in c for c in commands) == 1
+    assert sum("hooks/beta/guard.py" in c for c in commands) == 1
     with_beta = snapshot(home)
 
     _ok([*claude, "--uninstall", "--pack", "acme"], home)

@@ -76,7 +76,7 @@ class HookSpec:
     content: bytes
     requires: tuple[str, ...] = ()  # helper scripts it runs or imports (hooks.json "requires")
     # the program that runs the script: "" for msd's Python (``-I -S``), else a pack hook's
-    # interpreter ("bash", "sh", "node"), found on the PATH (payload/packhooks.py)
+    # interpreter ("python3", "bash", "node"...), found on the PATH (payload/packhooks.py)
     runner: str = ""
     source: str = ""  # a pack's hook: the file in the pack (``hooks/lint/check.sh``), for notes
     # the matcher of an event that is not about a tool (SessionStart's ``startup``, PreCompact's

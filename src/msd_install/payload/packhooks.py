@@ -7,9 +7,13 @@ The format (code.claude.com/docs/en/plugins-reference, "Hooks")::
                                           "command": "${CLAUDE_PLUGIN_ROOT}/hooks/guard.py"}]}]}}
 
 A command is ``[interpreter] ${CLAUDE_PLUGIN_ROOT}/<file of the pack>``: the interpreter one
-of ``RUNNERS`` or, when absent, told by the file's extension (``.py``: msd's own Python,
-``-I -S``; ``.sh``: bash; ``.js``: node). Each script is installed once, as
-``hooks/<pack>-<name>``; the other files of ``hooks/`` are its helpers, installed beside it.
+of ``RUNNERS`` or, when absent, told by the file's extension (``.py``: ``python3``; ``.sh``:
+bash; ``.js``: node). A pack's Python hook runs as ``python3 <script>`` (or ``python`` when
+registered so), never with the ``-I -S`` of msd's own hooks: it is the pack's code, which may
+import from site-packages, ``PYTHONPATH`` or the folder beside it. The whole ``hooks/`` tree
+is installed as ``hooks/<pack>/`` with every relative path kept (``hooks/lib/common.sh`` ->
+``hooks/<pack>/lib/common.sh``), so that a script finds its helpers beside it as its author
+wrote (``$(dirname "$0")/lib/common.sh``, ``require('./lib')``, an import of ``helper.py``).
 Every registration becomes one ``HookSpec``, which the runtimes' existing hook machinery
 registers in their own dialect.
 """
@@ -31,8 +35,8 @@ REGISTRY = "hooks/hooks.json"
 TOOL_EVENTS = (
     "PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"
 )  # fmt: skip
-RUNNERS = {"python": "", "python3": "", "bash": "bash", "sh": "sh", "node": "node"}
-BY_EXTENSION = {".py": "", ".sh": "bash", ".bash": "bash", ".js": "node", ".mjs": "node",
+RUNNERS = {"python": "python", "python3": "python3", "bash": "bash", "sh": "sh", "node": "node"}
+BY_EXTENSION = {".py": "python3", ".sh": "bash", ".bash": "bash", ".js": "node", ".mjs": "node",
                 ".cjs": "node"}  # fmt: skip
 PLUGIN_ROOT = re.compile(r"^\$(\{CLAUDE_PLUGIN_ROOT\}|CLAUDE_PLUGIN_ROOT)/")
 _TOOL = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
@@ -69,10 +73,9 @@ def pack_hooks(
         for n, group in enumerate(groups, 1):
             regs += _group(found, event, f"{event}[{n}]", group, tools)
     scripts = sorted({rel for *_, rel, _runner in regs})
-    installed = {rel: f"{pack}-{_flat(rel)}" for rel in scripts}
+    installed = {rel: _installed(pack, rel) for rel in scripts}
     helper_rels = [r for r in found.under("hooks") if r != REGISTRY and r not in installed]
-    helpers = tuple(f"{pack}-{_flat(rel)}" for rel in helper_rels)
-    _collisions(found, [*scripts, *helper_rels])
+    helpers = tuple(_installed(pack, rel) for rel in helper_rels)
     specs: list[HookSpec] = []
     names: set[str] = set()
     for event, match, timeout, rel, runner in regs:
@@ -94,22 +97,13 @@ def pack_hooks(
     return tuple(specs)
 
 
-def _collisions(found: PackFiles, rels: list[str]) -> None:
-    """Two files of ``hooks/`` that flatten onto one installed name (``lib/common.sh`` and
-    ``lib-common.sh``): one would overwrite the other, so the pack is refused."""
-    seen: dict[str, str] = {}
-    for rel in sorted(rels):
-        flat = _flat(rel)
-        if flat in seen:
-            found.problems.append(
-                f"{rel}: installs as hooks/<pack>-{flat}, as {seen[flat]} does: rename one"
-            )
-        else:
-            seen[flat] = rel
+def _installed(pack: str, rel: str) -> str:
+    """``hooks/lint/check.sh`` -> ``<pack>/lint/check.sh``: where it lands under ``hooks/``."""
+    return f"{pack}/{rel.removeprefix('hooks/')}"
 
 
 def _flat(rel: str) -> str:
-    """``hooks/lint/check.sh`` -> ``lint-check.sh`` (the installed name after ``<pack>-``)."""
+    """``hooks/lint/check.sh`` -> ``lint-check.sh`` (the hook's name after ``<pack>-``)."""
     return rel.removeprefix("hooks/").replace("/", "-")
 
 

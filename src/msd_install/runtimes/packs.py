@@ -173,8 +173,8 @@ def _hook_notes(adapter: Adapter, pack: Payload) -> list[str]:
 def _landing(pack: Payload, files: dict[Path, FileOp], root: Path) -> dict[str, Path]:
     """Where the pack's own paths (``skills/lint/reference.md``, ``hooks/lib/common.sh``, a
     folder of them) land in this runtime, as the plan put them: a skill's files beside its
-    SKILL.md, a hook file as ``hooks/<pack>-<flat name>``; every other path of the pack is an
-    engine file under ``<root>/<pack>/`` (the default, not listed)."""
+    SKILL.md, the ``hooks/`` tree as ``hooks/<pack>/`` (every path in it kept); every other
+    path of the pack is an engine file under ``<root>/<pack>/`` (the default, not listed)."""
     place: dict[str, Path] = {}
     for skill in pack.skills:
         folder = skill.doc.relpath.rsplit("/", 1)[0]  # skills/<name as the pack has it>
@@ -185,7 +185,7 @@ def _landing(pack: Payload, files: dict[Path, FileOp], root: Path) -> dict[str, 
         if hook.source:
             place[hook.source] = root / "hooks" / hook.script
     if any(h.source for h in pack.hooks):
-        place["hooks"] = root / "hooks"
+        place["hooks"] = root / "hooks" / pack.namespace
     return place
 
 

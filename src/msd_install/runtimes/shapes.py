@@ -93,7 +93,8 @@ def hook_command(ctx: Context, script_ref: str, dialect: HookDialect, runner: st
 
 
 def _run_with(ctx: Context, runner: str, script_ref: str) -> str:
-    """``<runner> <script>`` for a pack hook in another language (``bash``, ``node``).
+    """``<runner> <script>`` for a pack hook (``python3``, ``bash``, ``node``): the pack's
+    interpreter, without msd's ``-I -S`` (the pack's code may need its own imports).
 
     Global: the runner resolved on this PATH (a runtime started from a GUI has a minimal
     PATH), the bare name when it is not found. Local: the bare name (a committed project runs
