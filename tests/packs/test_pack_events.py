@@ -55,8 +55,8 @@ def test_every_claude_code_event_of_a_pack_is_registered(tmp_path: Path) -> None
     settings = json.loads((home / ".claude/settings.json").read_text())
     for event in EVENTS:
         commands = _commands(settings, event)
-        assert len(commands) == 1 and commands[0].endswith(f'/acme-{_script(event)}"'), event
-        assert (home / ".claude/hooks" / f"acme-{_script(event)}").is_file()
+        assert len(commands) == 1 and commands[0].endswith(f'/hooks/acme/{_script(event)}"'), event
+        assert (home / ".claude/hooks/acme" / _script(event)).is_file()
     assert "not registered" not in proc.stdout
 
 
@@ -68,7 +68,7 @@ def test_the_newer_claude_code_events_are_accepted_and_registered(tmp_path: Path
     assert proc.returncode == 0, proc.stderr + proc.stdout
     settings = json.loads((home / ".claude/settings.json").read_text())
     for event in NEWER:
-        assert _commands(settings, event)[0].endswith(f'/acme-{_script(event)}"'), event
+        assert _commands(settings, event)[0].endswith(f'/hooks/acme/{_script(event)}"'), event
 
 
 def test_gemini_names_the_events_its_own_way(tmp_path: Path) -> None:

@@ -252,7 +252,7 @@ def test_a_matcher_on_a_non_tool_event_is_kept_or_the_hook_not_registered(tmp_pa
     settings = json.loads((home / ".claude/settings.json").read_text())
     groups = settings["hooks"]["SessionStart"]
     assert [g.get("matcher") for g in groups] == ["startup"]
-    assert "boot-deny.sh" in groups[0]["hooks"][0]["command"]
+    assert "hooks/boot/deny.sh" in groups[0]["hooks"][0]["command"]
     for runtime, label, config in [
         ("gemini", "Gemini CLI", ".gemini/settings.json"),
         ("copilot", "GitHub Copilot CLI", ".copilot/hooks/msd-hooks.json"),
@@ -261,7 +261,7 @@ def test_a_matcher_on_a_non_tool_event_is_kept_or_the_hook_not_registered(tmp_pa
         note = f"boot-deny runs only on SessionStart 'startup': {label} has no matcher there"
         assert note in out, out
         written = home / config
-        assert not written.exists() or "boot-deny" not in written.read_text()
+        assert not written.exists() or "hooks/boot/" not in written.read_text()
 
 
 # reserved names ------------------------------------------------------------------------------
