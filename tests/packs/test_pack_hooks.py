@@ -31,17 +31,15 @@ CONFIGS = {
 }
 
 
+def _all_commands(config: Path) -> list[str]:
+    """Every hook command of a Claude-shaped hooks config."""
+    doc = json.loads(config.read_text())
+    return [h["command"] for groups in doc["hooks"].values() for g in groups for h in g["hooks"]]
+
+
 def _commands(config: Path) -> dict[str, str]:
     """Each acme hook's command in a Claude-shaped hooks config, by installed script."""
-    doc = json.loads(config.read_text())
-    out = {}
-    for groups in doc["hooks"].values():
-        for group in groups:
-            for hook in group["hooks"]:
-                for script in SCRIPTS:
-                    if script in hook["command"]:
-                        out[script] = hook["command"]
-    return out
+    return {s: c for c in _all_commands(config) for s in SCRIPTS if s in c}
 
 
 def _run(command: str, event: dict, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
@@ -112,10 +110,14 @@ def test_claude_global_commands(tmp_path: Path) -> None:
     home.mkdir()
     pack = make_pack(tmp_path / "acme")
     _ok(["--claude", "--global", "--payload", str(pack)], home, home)
-    commands = _commands(home / ".claude/settings.json")
+    _ok(["--claude", "--global"], home, home)
+    settings = home / ".claude/settings.json"
+    commands = _commands(settings)
     hooks = home / ".claude/hooks/acme"
-    # the pack's Python hook: python3 from the PATH, without msd's -I -S
-    assert commands["hooks/acme/guard.py"] == f'"{shutil.which("python3")}" "{hooks}/guard.py"'
+    # the pack's Python hook: the interpreter MSD Core's hooks name, without their -I -S
+    core = {c.split(" -I -S ")[0] for c in _all_commands(settings) if "/hooks/msd-" in c}
+    assert len(core) == 1 and " -I -S " not in commands["hooks/acme/guard.py"], core
+    assert commands["hooks/acme/guard.py"] == f'{core.pop()} "{hooks}/guard.py"'
     assert commands["hooks/acme/format.sh"] == f'"{shutil.which("bash")}" "{hooks}/format.sh"'
     assert commands["hooks/acme/banner.js"] == f'"{NODE}" "{hooks}/banner.js"'
 
@@ -219,8 +221,7 @@ def test_python_hook_runs_with_the_packs_own_imports(
     _ok([f"--{runtime}", scope, "--payload", str(pack)], home, project)
     config, var = CONFIGS[runtime]
     base = project if scope == "--local" else home
-    doc = json.loads((base / config).read_text())
-    [command] = [h["command"] for gs in doc["hooks"].values() for g in gs for h in g["hooks"]]
+    [command] = _all_commands(base / config)
     assert "hooks/acme/plain.py" in command
     env = {"PYTHONPATH": str(site)}
     if scope == "--local" and var:

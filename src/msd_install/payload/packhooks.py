@@ -8,14 +8,16 @@ The format (code.claude.com/docs/en/plugins-reference, "Hooks")::
 
 A command is ``[interpreter] ${CLAUDE_PLUGIN_ROOT}/<file of the pack>``: the interpreter one
 of ``RUNNERS`` or, when absent, told by the file's extension (``.py``: ``python3``; ``.sh``:
-bash; ``.js``: node). A pack's Python hook runs as ``python3 <script>`` (or ``python`` when
-registered so), never with the ``-I -S`` of msd's own hooks: it is the pack's code, which may
-import from site-packages, ``PYTHONPATH`` or the folder beside it. The whole ``hooks/`` tree
-is installed as ``hooks/<pack>/`` with every relative path kept (``hooks/lib/common.sh`` ->
-``hooks/<pack>/lib/common.sh``), so that a script finds its helpers beside it as its author
-wrote (``$(dirname "$0")/lib/common.sh``, ``require('./lib')``, an import of ``helper.py``).
-Every registration becomes one ``HookSpec``, which the runtimes' existing hook machinery
-registers in their own dialect.
+bash; ``.js``: node). A pack's Python hook runs as ``python3 <script>`` (``python`` when
+registered so; a global install names the interpreter it resolved, as for msd's hooks), never
+with the ``-I -S`` of msd's own hooks: it is the pack's code, which may import from
+site-packages, ``PYTHONPATH`` or the folder beside it (``runtimes/shapes._run_with``).
+
+The whole ``hooks/`` tree is installed as ``hooks/<pack>/`` with every relative path kept
+(``hooks/lib/common.sh`` -> ``hooks/<pack>/lib/common.sh``), so that a script finds its
+helpers beside it as its author wrote (``$(dirname "$0")/lib/common.sh``,
+``require('./lib')``, an import of ``helper.py``). Every registration becomes one
+``HookSpec``, which the runtimes' existing hook machinery registers in their own dialect.
 """
 
 from __future__ import annotations

@@ -93,18 +93,27 @@ def hook_command(ctx: Context, script_ref: str, dialect: HookDialect, runner: st
 
 
 def _run_with(ctx: Context, runner: str, script_ref: str) -> str:
-    """``<runner> <script>`` for a pack hook (``python3``, ``bash``, ``node``): the pack's
-    interpreter, without msd's ``-I -S`` (the pack's code may need its own imports).
+    """``<runner> <script>`` for a pack hook (``python3``, ``bash``, ``node``), never with
+    msd's ``-I -S``: it is the pack's code, which may need its own imports.
 
-    Global: the runner resolved on this PATH (a runtime started from a GUI has a minimal
-    PATH), the bare name when it is not found. Local: the bare name (a committed project runs
-    elsewhere). A local script found by walking up (``WALK_UP``) is found by Python, which
-    then hands over to the runner."""
+    Global: Python is the interpreter a global install resolved (``installer/interpreter``:
+    never a version manager's shim, a venv or the Store's stub), another runner the one on
+    this PATH (a runtime started from a GUI has a minimal PATH), the bare name when it is not
+    found. Local: the bare name (a committed project runs elsewhere). A local script found
+    by walking up (``WALK_UP``) is found by Python, which then hands over to the runner."""
     walk = f'-c "{WALK_UP}" '
     if script_ref.startswith(walk):
         return python_command(ctx, f'-c "{WALK_UP_RUN}" {runner} {script_ref.removeprefix(walk)}')
-    found = None if ctx.is_local else ctx.which(runner)
+    if ctx.is_local:
+        return f"{runner} {script_ref}"
+    if runner in PACK_PYTHONS:
+        return f"{command_path(ctx, ctx.interpreter)} {script_ref}"
+    found = ctx.which(runner)
     return f"{quoted(found) if found else runner} {script_ref}"
+
+
+# the runners of a pack's Python hooks (``payload/packhooks.RUNNERS``)
+PACK_PYTHONS = ("python", "python3")
 
 
 def matcher(claude: str | None, dialect: HookDialect) -> tuple[str | None, list[str]]:
