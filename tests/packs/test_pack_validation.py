@@ -289,3 +289,30 @@ def test_a_reference_to_a_file_the_pack_does_not_install_is_a_warning(tmp_path: 
     assert proc.returncode == 2
     assert "reference ${CLAUDE_PLUGIN_ROOT}/../x.md leaves the pack" in proc.stderr
     assert sorted(p.name for p in (home / ".claude").iterdir()) == before
+
+
+def test_a_registered_script_outside_hooks_landing_on_a_hook_file_is_refused(
+    tmp_path: Path,
+) -> None:
+    """A pack's hooks/ tree lands in ``hooks/<pack>/``, and so does a script hooks.json
+    registers from elsewhere in the pack: ``g.py`` and ``hooks/g.py`` would be one file (one
+    silently lost, both registrations running the other). Refused, naming both."""
+    home = tmp_path / "home"
+    home.mkdir()
+    pack = tmp_path / "pke"
+    (pack / ".claude-plugin").mkdir(parents=True)
+    (pack / ".claude-plugin/plugin.json").write_text('{"name": "pke"}')
+    (pack / "hooks").mkdir()
+    (pack / "hooks/g.py").write_text('print("hooks")\n')
+    (pack / "g.py").write_text('print("root")\n')
+    command = {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/g.py"}
+    registry = {"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [command]}]}}
+    (pack / "hooks/hooks.json").write_text(json.dumps(registry))
+    proc = run_cli(["--claude", "--global", "--yes", "--payload", str(pack)], home)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"{pack}/hooks/g.py: installs as hooks/pke/g.py, as g.py does: rename one" in (
+        proc.stderr
+    ) or f"{pack}/g.py: installs as hooks/pke/g.py, as hooks/g.py does: rename one" in (
+        proc.stderr
+    ), proc.stderr
+    assert list(home.iterdir()) == []

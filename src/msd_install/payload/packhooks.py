@@ -78,6 +78,13 @@ def pack_hooks(
     installed = {rel: _installed(pack, rel) for rel in scripts}
     helper_rels = [r for r in found.under("hooks") if r != REGISTRY and r not in installed]
     helpers = tuple(_installed(pack, rel) for rel in helper_rels)
+    landing: dict[str, str] = {}  # a registered script outside hooks/ lands there too
+    for rel in [*scripts, *helper_rels]:
+        other = landing.setdefault(_installed(pack, rel), rel)
+        if other != rel:
+            found.problems.append(
+                f"{rel}: installs as hooks/{_installed(pack, rel)}, as {other} does: rename one"
+            )
     specs: list[HookSpec] = []
     names: set[str] = set()
     for event, match, timeout, rel, runner in regs:
