@@ -27,8 +27,11 @@ if TYPE_CHECKING:
     from .installer.plan import Bounds
     from .installer.report import Result
     from .payload import Payload
+    from .progress import Progress
     from .runtimes._base import Adapter
     from .style import Style
+
+    Ran = tuple[list[Result], BaseException | None]  # the results, and the error after them
 
 # Only click and the runtime names are imported up front: ``--help`` and usage errors need
 # nothing else (tests/cli/test_cli_imports.py); the engine, the adapters, the payload and the
@@ -201,40 +204,38 @@ def cli(
 
         refuse_claims([ADAPTERS[n] for n in names], ctx, source)
     shown = None if as_json or not sys.stderr.isatty() else sys.stderr
+    doing = (
+        "checking"
+        if dry_run
+        else "removing msd from"
+        if uninstall
+        else "adopting msd's files in"
+        if adopt
+        else "installing"
+    )
+    doing = "reapplying your patches in" if reapply else doing
+    verb = "uninstall" if uninstall else "reapply" if reapply else "install"
     with Progress(shown, _progress_delay(ctx)) as progress:
-        for i, name in enumerate(names, 1):
-            doing = (
-                "checking"
-                if dry_run
-                else "removing msd from"
-                if uninstall
-                else "adopting msd's files in"
-                if adopt
-                else "installing"
+
+        def one(name: str, tick: Callable[[int], None] | None) -> Result:
+            return _run(
+                name, ctx, verb, done=done, dry_run=dry_run, tick=tick, pack=source, adopt=adopt
             )
-            doing = "reapplying your patches in" if reapply else doing
-            progress.step(f"{doing} {ADAPTERS[name].label} ({i}/{len(names)})")
-            try:
-                verb = "uninstall" if uninstall else "reapply" if reapply else "install"
-                results.append(
-                    _run(
-                        name,
-                        ctx,
-                        verb,
-                        done=done,
-                        dry_run=dry_run,
-                        tick=progress.tick,
-                        pack=source,
-                        adopt=adopt,
-                    )
-                )
-            except MsdError as exc:
-                progress.close()
-                exc.done = [r.to_json() for r in results]
+
+        several = len(names) > 1 and not (adopt or reapply)  # those two: one process, rare
+        results, error = (
+            _side_by_side(names, ctx, one, progress, doing)
+            if several
+            else _one_by_one(names, one, progress, doing)
+        )
+        if error is not None:
+            progress.close()
+            if isinstance(error, MsdError):
+                error.done = [r.to_json() for r in results]
                 if not as_json:
                     for result in results:
                         click.echo(_text(result, ctx, verbose, style, first), color=style.color)
-                raise
+            raise error
     code = 1 if any(r.conflicts for r in results) and not uninstall else 0
     if check:
         code = 1 if any(r.drift for r in results) else 0
@@ -259,6 +260,73 @@ def cli(
             )
             click.echo(text, color=style.color)
     sys.exit(code)
+
+
+def _one_by_one(
+    names: list[str],
+    one: Callable[[str, Callable[[int], None] | None], Result],
+    progress: Progress,
+    doing: str,
+) -> Ran:
+    """The runs in this process, in order, up to the first error (with the results before it)."""
+    from .runtimes import ADAPTERS
+
+    results: list[Result] = []
+    for i, name in enumerate(names, 1):
+        progress.step(f"{doing} {ADAPTERS[name].label} ({i}/{len(names)})")
+        try:
+            results.append(one(name, progress.tick))
+        except (MsdError, KeyboardInterrupt) as exc:
+            return results, exc
+    return results, None
+
+
+def _side_by_side(
+    names: list[str],
+    ctx: Context,
+    one: Callable[[str, Callable[[int], None] | None], Result],
+    progress: Progress,
+    doing: str,
+) -> Ran:
+    """The runs of several runtimes in groups side by side (``parallel.py``), the results in
+    the order of ``names``, up to the first error (with the results before it)."""
+    from pathlib import Path
+
+    from . import parallel
+
+    workers = parallel.jobs(ctx.env)
+    if workers == 1:
+        return _one_by_one(names, one, progress, doing)
+    base = Path(os.path.abspath(ctx.cwd if ctx.is_local else ctx.home))  # noqa: PTH100
+    plan = parallel.groups(names, lambda n: _touched(n, ctx), base)
+    if len(plan) == 1:
+        return _one_by_one(names, one, progress, doing)
+    from .runtimes import ADAPTERS
+
+    def shown(now: list[str], ended: int) -> None:
+        labels = ", ".join(ADAPTERS[n].label for n in now)
+        progress.step(f"{doing} {labels} ({ended}/{len(names)} done)")
+
+    rank = {name: i for i, name in enumerate(names)}
+    outcomes = parallel.run_groups(
+        plan,
+        lambda n: one(n, None),
+        rank=rank,
+        workers=workers,
+        progress=shown,
+        forking=progress.paused,
+    )
+    results = [o.result for o in outcomes if o.error is None]
+    error = next((o.error for o in outcomes if o.error is not None), None)
+    return results, error
+
+
+def _touched(name: str, ctx: Context) -> list[Path]:
+    """What a runtime's run may create or empty: its root and its config files."""
+    from .runtimes import ADAPTERS
+
+    runtime = ADAPTERS[name]
+    return [runtime.root(ctx), *_bounds(runtime, ctx)().config_files]
 
 
 def _text(
@@ -577,6 +645,9 @@ def _write_crash_log(exc: BaseException) -> Path:
     from pathlib import Path
 
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    trace = getattr(exc, "trace", None)  # a worker's crash (parallel.py): where it happened
+    if isinstance(trace, str) and trace:
+        text += "\nin the worker process:\n" + trace
     fd, name = tempfile.mkstemp(prefix="msd-install-crash-", suffix=".log")
     with open(fd, "w", encoding="utf-8") as handle:
         handle.write(text)

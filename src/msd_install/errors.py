@@ -93,3 +93,7 @@ class PackError(UsageError):
         count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
         super().__init__(f"not a valid pack ({count}); nothing was written", path=directory)
         self.problems = [" ".join(p.split()) for p in problems]  # one line each, always
+        self.directory = directory
+
+    def __reduce__(self) -> tuple[type[PackError], tuple[Path, list[str]], dict[str, object]]:
+        return (type(self), (self.directory, self.problems), self.__dict__)

@@ -54,6 +54,11 @@ class Progress:
         if self._thread is not None and time.monotonic() - self._start >= self._delay:
             self._draw()  # at once: the next redraw may come after this step is over
 
+    def paused(self) -> threading.Lock:
+        """Held, the line is not being drawn (a fork must not copy a lock the drawing thread
+        holds, like the one of stderr's buffer, into a child)."""
+        return self._drawing
+
     def tick(self, changes: int) -> None:
         """The engine is about to make its ``changes``-th change of this runtime's run.
 

@@ -91,8 +91,9 @@ def test_progress_line_on_a_terminal_for_a_long_run(tmp_path: Path) -> None:
     home = tmp_path / "h"
     home.mkdir()
     fast = {"MSD_INSTALL_TEST_PROGRESS_AFTER": "0", "NO_COLOR": "1"}
+    one = {**fast, "MSD_INSTALL_JOBS": "1"}  # one process: one runtime after the other
     code, shown, piped = on_terminal(
-        ["--claude", "--codex", "--global", "--yes"], home, stdout_too=False, **fast
+        ["--claude", "--codex", "--global", "--yes"], home, stdout_too=False, **one
     )
     assert code == 0, shown
     assert "\rmsd-install: installing Claude Code (1/2)" in shown
@@ -100,6 +101,15 @@ def test_progress_line_on_a_terminal_for_a_long_run(tmp_path: Path) -> None:
     assert " changes (" in shown  # the engine's changes are counted as they happen
     assert shown.endswith("\r")  # erased: the terminal's line is blank again
     assert piped.startswith("install claude (global) at ~/.claude: ")  # stdout untouched
+    side = {**fast, "MSD_INSTALL_JOBS": "2"}  # side by side: the runs under way, and how many ended
+    code, shown, piped = on_terminal(
+        ["--claude", "--codex", "--global", "--yes", "--uninstall"], home, stdout_too=False, **side
+    )
+    assert code == 0, shown
+    assert "msd-install: removing msd from Claude Code, OpenAI Codex CLI (0/2 done)" in shown
+    assert "/2 done)" in shown.split("(0/2 done)")[-1]  # redrawn as runs end
+    assert shown.endswith("\r") and piped.startswith("uninstall claude (global)")
+    assert run_cli(["--claude", "--codex", "--global", "--yes"], home).returncode == 0
     code, shown, piped = on_terminal(
         ["--claude", "--global", "--yes", "--dry-run"], home, stdout_too=False, **fast
     )
