@@ -180,6 +180,9 @@ def cli(
     ctx = context.from_environment(
         scope=scope, config_dir=config_dir, force=force, force_statusline=force_statusline
     )
+    from .parallel import jobs
+
+    workers = jobs(ctx.env)  # checked on every run, used by several runtimes' runs
     if scope == LOCAL:
         for name in names:
             here, shared = ADAPTERS[name].root(ctx), ADAPTERS[name].root(ctx.with_scope(GLOBAL))
@@ -224,7 +227,7 @@ def cli(
 
         several = len(names) > 1 and not (adopt or reapply)  # those two: one process, rare
         results, error = (
-            _side_by_side(names, ctx, one, progress, doing)
+            _side_by_side(names, ctx, one, progress, doing, workers)
             if several
             else _one_by_one(names, one, progress, doing)
         )
@@ -287,14 +290,14 @@ def _side_by_side(
     one: Callable[[str, Callable[[int], None] | None], Result],
     progress: Progress,
     doing: str,
+    workers: int,
 ) -> Ran:
     """The runs of several runtimes in groups side by side (``parallel.py``), the results in
-    the order of ``names``, up to the first error (with the results before it)."""
+    the order of ``names``: every run that ended, and the first error (in that order)."""
     from pathlib import Path
 
     from . import parallel
 
-    workers = parallel.jobs(ctx.env)
     if workers == 1:
         return _one_by_one(names, one, progress, doing)
     base = Path(os.path.abspath(ctx.cwd if ctx.is_local else ctx.home))  # noqa: PTH100
@@ -322,11 +325,16 @@ def _side_by_side(
 
 
 def _touched(name: str, ctx: Context) -> list[Path]:
-    """What a runtime's run may create or empty: its root and its config files."""
+    """What a runtime's run may create or empty: its root and its config files. Where they
+    cannot be known (a bad override: that run will say so, in its turn), anything: the home
+    itself, which groups the runtime with every one outside it (``parallel.groups``)."""
     from .runtimes import ADAPTERS
 
     runtime = ADAPTERS[name]
-    return [runtime.root(ctx), *_bounds(runtime, ctx)().config_files]
+    try:
+        return [runtime.root(ctx), *_bounds(runtime, ctx)().config_files]
+    except (MsdError, OSError):
+        return [ctx.cwd if ctx.is_local else ctx.home]
 
 
 def _text(
@@ -589,9 +597,9 @@ def main(argv: list[str] | None = None) -> None:
         _fail(as_json, 130, "interrupted", INTERRUPTED)
     except Exception as exc:  # a bug: keep the traceback, show one line
         log = _write_crash_log(exc)
-        line = (
-            f"internal error: {exc.__class__.__name__}: {exc} (details in {log}; please report it)"
-        )
+        own = getattr(exc, "kind", None)  # a worker's crash (parallel.py): its own error
+        name = own if isinstance(own, str) else exc.__class__.__name__
+        line = f"internal error: {name}: {exc} (details in {log}; please report it)"
         _fail(as_json, 3, "internal", line, path=log)
 
 

@@ -79,6 +79,13 @@ class LockTimeoutError(MsdError):
     exit_code = 5
 
 
+class WorkerLostError(MsdError):
+    """A worker of a side-by-side run (``parallel.py``) ended without reporting its run
+    (killed outright): that run's journal is rolled back by the next run."""
+
+    exit_code = 4
+
+
 class PayloadError(MsdError):
     """The bundled payload is inconsistent (a packaging bug, but reported cleanly)."""
 

@@ -28,11 +28,8 @@ this process may use, at most 4. Windows (no fork) always runs one process.
 from __future__ import annotations
 
 import os
-import pickle
-import select
 import signal
 import struct
-import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field
@@ -40,7 +37,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from .errors import MsdError, UsageError
+from .errors import MsdError, UsageError, WorkerLostError
 
 JOBS_ENV = "MSD_INSTALL_JOBS"
 MAX_JOBS = 4  # more workers than this only add contention on the disk and the registry
@@ -50,11 +47,12 @@ _FRAME = struct.Struct("!Q")
 def jobs(env: Mapping[str, str]) -> int:
     """How many runs may go side by side: ``MSD_INSTALL_JOBS``, else the CPUs this process
     may use (at most ``MAX_JOBS``); 1 where processes cannot be forked."""
-    raw = env.get(JOBS_ENV, "").strip()
+    raw = env.get(JOBS_ENV, "")
     if raw:
-        if not raw.isdigit() or not 1 <= int(raw) <= 64:
+        number = raw.strip()
+        if not (number.isascii() and number.isdigit() and 1 <= int(number[:3]) <= 64):
             raise UsageError(f"{JOBS_ENV}={raw!r} is not a number of workers from 1 to 64")
-        wanted = int(raw)
+        wanted = int(number)
     else:
         try:
             wanted = min(len(os.sched_getaffinity(0)), MAX_JOBS)
@@ -96,9 +94,10 @@ def groups(
 
 
 def _key(path: Path, base: Path) -> str:
-    absolute = Path(os.path.abspath(path))  # noqa: PTH100 - no link may be followed
-    if absolute.is_relative_to(base) and absolute != base:
-        return "in:" + absolute.relative_to(base).parts[0]
+    # where it really is: two roots may be one folder through a link (KILO_CONFIG_DIR)
+    real, home = Path(os.path.realpath(path)), Path(os.path.realpath(base))
+    if real.is_relative_to(home) and real != home:
+        return "in:" + real.relative_to(home).parts[0]
     return "out"  # outside base (an override like CODEX_HOME), or base itself: one group
 
 
@@ -114,7 +113,8 @@ class Outcome:
 @dataclass
 class _Worker:
     pid: int
-    fd: int
+    fd: int  # what the worker sends: its outcomes
+    control: int  # what this process sends: a byte (or its end) means "start no more runs"
     group: list[str]
     buffer: bytearray = field(default_factory=bytearray)
     outcomes: list[Outcome] = field(default_factory=list)
@@ -128,12 +128,16 @@ class _Worker:
 
 
 class WorkerCrashError(Exception):
-    """A worker's run raised something that is not an MsdError (a bug); ``trace`` is the
-    child's own traceback, which the crash log shows (cli.py ``_write_crash_log``)."""
+    """A worker's run raised something that is not an MsdError (a bug): reported as that
+    error (``kind``, its class's name, and its message), with the child's own traceback in
+    the crash log (``trace``, cli.py ``_write_crash_log``)."""
 
-    def __init__(self, summary: str, trace: str = "") -> None:
-        super().__init__(summary)
-        self.trace = trace
+    def __init__(self, kind: str, message: str = "", trace: str = "") -> None:
+        super().__init__(kind, message, trace)
+        self.kind, self.message, self.trace = kind, message, trace
+
+    def __str__(self) -> str:
+        return self.message
 
 
 def run_groups(
@@ -146,12 +150,14 @@ def run_groups(
     forking: Callable[[], AbstractContextManager[Any]] = nullcontext,
 ) -> list[Outcome]:
     """Run every group of ``plan`` (each group's runtimes in order, in one worker), at most
-    ``workers`` groups at a time, none after the first error. The outcome of every run that
-    ended (finished, or stopped by an error), ordered by ``rank`` (the command line's order:
-    a run that finished after an error elsewhere still happened, and is reported).
-    ``progress(runs under way, runs ended)`` is called in this process as that changes;
-    ``forking()`` is held around each fork (the progress line's drawing lock: no other
-    thread may hold a lock the child inherits)."""
+    ``workers`` groups at a time; after the first error no run starts, in any worker. The
+    outcome of every run that ended (finished, or stopped by an error), ordered by ``rank``
+    (the command line's order: a run that finished after an error elsewhere still happened,
+    and is reported). ``progress(runs under way, runs ended)`` is called in this process as
+    that changes; ``forking()`` is held around each fork (the progress line's drawing lock:
+    no other thread may hold a lock the child inherits)."""
+    import select
+
     pending = [list(g) for g in plan if g]
     order = sorted((n for g in pending for n in g), key=rank.__getitem__)
     running: dict[int, _Worker] = {}
@@ -166,16 +172,15 @@ def run_groups(
     with _forwarding(running) as stopping:
         while pending or running:
             while pending and len(running) < workers and not failed and not stopping():
-                with forking():
+                # a signal may not land between the fork and ``running`` knowing the worker:
+                # it is held until then, and ``_forwarding`` passes it on to the new one too
+                with forking(), _signals_held():
                     worker = _fork(pending.pop(0), run_one)
-                running[worker.fd] = worker
+                    running[worker.fd] = worker
                 changed()
             if not running:
                 break
-            try:
-                ready, _, _ = select.select(list(running), [], [])
-            except InterruptedError:  # pragma: no cover - PEP 475 retries select
-                continue
+            ready, _, _ = select.select(list(running), [], [])
             for fd in ready:
                 worker = running[fd]
                 chunk = os.read(fd, 1 << 20)
@@ -183,20 +188,51 @@ def run_groups(
                     worker.buffer += chunk
                     for outcome in _frames(worker):
                         done[outcome.name] = outcome
-                        failed = failed or outcome.error is not None
+                        if outcome.error is not None and not failed:
+                            failed = True
+                            _stop_all(running)
                     changed()
                     continue
                 del running[fd]
                 os.close(fd)
+                _close(worker)
                 _, status = os.waitpid(worker.pid, 0)
                 lost = _lost(worker, status)
                 if lost is not None:
                     done[lost.name] = lost
-                    failed = True
+                    if not failed:
+                        failed = True
+                        _stop_all(running)
     return [done[n] for n in order if n in done]
 
 
+def _stop_all(running: dict[int, _Worker]) -> None:
+    """No worker starts another run (the one under way finishes or rolls back whole)."""
+    for worker in running.values():
+        with suppress(OSError):
+            os.write(worker.control, b"x")
+        _close(worker)
+
+
+def _close(worker: _Worker) -> None:
+    if worker.control >= 0:
+        with suppress(OSError):
+            os.close(worker.control)
+        worker.control = -1
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
 def _frames(worker: _Worker) -> Iterator[Outcome]:
+    import pickle
+
     buf = worker.buffer
     while len(buf) >= _FRAME.size:
         (size,) = _FRAME.unpack_from(buf)
@@ -213,6 +249,8 @@ def _lost(worker: _Worker, status: int) -> Outcome | None:
     told = {o.name for o in worker.outcomes}
     if any(o.error is not None for o in worker.outcomes) or told == set(worker.group):
         return None
+    if len(told) < len(worker.group) and _stopped_cleanly(status):
+        return None  # told to start no more runs, it started none: nothing was lost
     name = next(n for n in worker.group if n not in told)
     code = os.waitstatus_to_exitcode(status)
     if code in (-signal.SIGINT, -signal.SIGTERM):
@@ -220,33 +258,43 @@ def _lost(worker: _Worker, status: int) -> Outcome | None:
     how = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
     return Outcome(
         name,
-        error=MsdError(
+        error=WorkerLostError(
             f"the run for {name} stopped before it finished ({how})",
             hint="run the same command again: it rolls back what was interrupted first",
         ),
     )
 
 
+def _stopped_cleanly(status: int) -> bool:
+    return os.waitstatus_to_exitcode(status) == _STOPPED
+
+
+_STOPPED = 75  # a worker's exit status when it was told to start no more runs
+
+
 def _fork(group: list[str], run_one: Callable[[str], Any]) -> _Worker:
+    """A worker for ``group`` (with SIGINT and SIGTERM held by the caller)."""
     read, write = os.pipe()
-    # no signal may reach the child before it has put back its own handlers: the parent's
-    # (``_forwarding``) would signal the other workers from inside it
-    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    control_read, control = os.pipe()
     pid = os.fork()
     if pid:
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         os.close(write)
-        return _Worker(pid, read, group)
+        os.close(control_read)
+        return _Worker(pid, read, control, group)
     code = 0
     try:  # the child: never returns into the parent's code, never runs its atexit hooks
         os.close(read)
+        os.close(control)
         # a process group of its own: a Ctrl-C at the terminal (or a signal to the whole
         # group) reaches the parent only, which passes it on exactly once (``_forwarding``)
         os.setpgid(0, 0)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-        for name in group:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+        for n, name in enumerate(group):
+            if n and _told_to_stop(control_read):
+                code = _STOPPED
+                break
             outcome = _run(name, run_one)
             _send(write, outcome)
             if outcome.error is not None:
@@ -257,17 +305,29 @@ def _fork(group: list[str], run_one: Callable[[str], Any]) -> _Worker:
         os._exit(code)
 
 
+def _told_to_stop(control: int) -> bool:
+    """An error elsewhere (a byte), or this process's parent gone (the pipe's end)."""
+    import select
+
+    ready, _, _ = select.select([control], [], [], 0)
+    return bool(ready)
+
+
 def _run(name: str, run_one: Callable[[str], Any]) -> Outcome:
     try:
         return Outcome(name, result=run_one(name))
     except (MsdError, KeyboardInterrupt) as exc:
         return Outcome(name, error=exc)
     except Exception as exc:  # a bug: the parent reports it as its own crash
+        import traceback
+
         trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-        return Outcome(name, error=WorkerCrashError(f"{type(exc).__name__}: {exc}", trace))
+        return Outcome(name, error=WorkerCrashError(type(exc).__name__, f"{exc}", trace))
 
 
 def _send(fd: int, outcome: Outcome) -> None:
+    import pickle
+
     data = pickle.dumps(outcome) if outcome.error is None else _error_frame(outcome)
     view = memoryview(_FRAME.pack(len(data)) + data)
     while view:
@@ -276,17 +336,31 @@ def _send(fd: int, outcome: Outcome) -> None:
 
 def _error_frame(outcome: Outcome) -> bytes:
     """An error's outcome, pickled; an error that does not come back whole from a pickle
-    (an ``__init__`` of its own) is sent as an MsdError with its line and exit code."""
+    (an ``__init__`` of its own) is sent as the nearest class above it that does, with its
+    line and exit code."""
+    import pickle
+
+    error = outcome.error
     try:
         data = pickle.dumps(outcome)
         pickle.loads(data)
         return data
     except Exception:  # an error object that does not pickle: its one line instead
-        error = outcome.error
         line = error.one_line() if isinstance(error, MsdError) else f"{error}"
-        stand_in = MsdError(line)
-        stand_in.exit_code = getattr(error, "exit_code", MsdError.exit_code)
-        return pickle.dumps(Outcome(outcome.name, error=stand_in))
+        ours = [c for c in type(error).__mro__ if c.__module__ == MsdError.__module__]
+        for cls in ours:
+            if issubclass(cls, MsdError):
+                try:
+                    stand_in = cls(line)
+                    stand_in.exit_code = getattr(error, "exit_code", cls.exit_code)
+                    data = pickle.dumps(Outcome(outcome.name, error=stand_in))
+                    pickle.loads(data)
+                    return data
+                except Exception:  # not this one: the next class up
+                    continue
+        fallback = WorkerLostError(line)
+        fallback.exit_code = getattr(error, "exit_code", MsdError.exit_code)
+        return pickle.dumps(Outcome(outcome.name, error=fallback))
 
 
 @contextmanager

@@ -7,17 +7,20 @@ an error, a signal or a killed worker, and no worker left behind.
 
 from __future__ import annotations
 
+import gc
 import json
 import pickle
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+import jsonschema
 import pytest
 
-from helpers import cli_env, run_cli, snapshot
+from helpers import REPO, cli_env, run_cli, snapshot
 from msd_install import errors, parallel
 from msd_install.installer.context import GLOBAL, LOCAL
 from msd_install.runtimes import RUNTIMES
@@ -114,10 +117,14 @@ def test_a_killed_worker_is_reported_and_the_next_run_recovers(tmp_path: Path) -
     home = tmp_path / "home"
     home.mkdir()
     # every worker kills itself right before the 5th change of its first run
-    proc = run_cli(ALL, home, MSD_INSTALL_JOBS="2", MSD_INSTALL_TEST_SIGNAL="5:KILL")
+    proc = run_cli([*ALL, "--json"], home, MSD_INSTALL_JOBS="2", MSD_INSTALL_TEST_SIGNAL="5:KILL")
     assert proc.returncode == 4, proc.stderr
     assert "stopped before it finished (killed by signal 9)" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+    doc = json.loads(proc.stdout)
+    assert doc["error"]["kind"] == "WorkerLostError"
+    schema = json.loads((REPO / "docs/reference/json-output.schema.json").read_text())
+    jsonschema.validate(doc, schema)
     proc = run_cli(ALL, home, MSD_INSTALL_JOBS="2")
     assert proc.returncode == 0, proc.stderr
     assert "recovered:" in proc.stdout + proc.stderr
@@ -155,11 +162,77 @@ def test_sigterm_rolls_back_the_running_workers_and_leaves_none(tmp_path: Path) 
     assert children.stdout == ""
 
 
-def test_jobs_setting_is_checked(tmp_path: Path) -> None:
-    proc = run_cli(ALL, tmp_path, MSD_INSTALL_JOBS="many")
-    assert proc.returncode == 2
-    assert "MSD_INSTALL_JOBS='many' is not a number of workers" in proc.stderr
+@pytest.mark.parametrize("bad", ["many", "0", "65", "-1", "\u00b2", "\u0663", "9" * 5000])
+def test_jobs_setting_is_checked_on_every_run(tmp_path: Path, bad: str) -> None:
+    for args in (ALL, ["--claude", "--global", "--yes"]):
+        proc = run_cli(args, tmp_path, MSD_INSTALL_JOBS=bad)
+        assert proc.returncode == 2, proc.stderr
+        assert "is not a number of workers from 1 to 64" in proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1
     assert not (tmp_path / ".claude").exists()
+    assert parallel.jobs({"MSD_INSTALL_JOBS": " 3 "}) == 3
+
+
+def _slow_or_failing(marks: Path) -> Callable[[str], str]:
+    def run_one(name: str) -> str:
+        (marks / name).write_text("started")
+        if name == "bad":
+            raise errors.ConfigFileError("broken", path=Path("/x/config.toml"))
+        if name == "crash":
+            raise KeyError("nope")
+        time.sleep(0.5 if name == "slow" else 0)
+        return f"done {name}"
+
+    return run_one
+
+
+def test_after_an_error_no_run_starts_in_any_worker(tmp_path: Path) -> None:
+    plan = [["bad"], ["slow", "after"], ["never"]]
+    rank = {n: i for i, n in enumerate(["bad", "slow", "after", "never"])}
+    outcomes = parallel.run_groups(plan, _slow_or_failing(tmp_path), rank=rank, workers=2)
+    assert [o.name for o in outcomes] == ["bad", "slow"]
+    assert isinstance(outcomes[0].error, errors.ConfigFileError)
+    assert outcomes[1].result == "done slow"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad", "slow"]  # no other started
+
+
+def test_a_crash_in_a_worker_is_reported_as_itself(tmp_path: Path) -> None:
+    outcomes = parallel.run_groups(
+        [["crash"], ["slow"]], _slow_or_failing(tmp_path), rank={"crash": 0, "slow": 1}, workers=2
+    )
+    crash = outcomes[0].error
+    assert isinstance(crash, parallel.WorkerCrashError)
+    assert crash.kind == "KeyError" and str(crash) == "'nope'"
+    assert "raise KeyError" in crash.trace  # the worker's own traceback, for the crash log
+
+
+def test_runtimes_whose_folders_are_one_through_a_link_share_a_group(tmp_path: Path) -> None:
+    (tmp_path / "oc").mkdir()
+    (tmp_path / "kc").symlink_to("oc")
+    touched = {
+        "opencode": [tmp_path / "oc"],
+        "kilo": [tmp_path / "kc"],
+        "claude": [tmp_path / ".c"],
+    }
+    plan = parallel.groups(list(touched), touched.__getitem__, tmp_path)
+    assert plan == [["opencode", "kilo"], ["claude"]]
+
+
+def test_a_runtime_that_cannot_be_planned_does_not_stop_the_others(tmp_path: Path) -> None:
+    """A bad override of one runtime fails that runtime's own run, in its turn, as in one
+    process: the uninstall of the others still happens."""
+    home = tmp_path / "home"
+    home.mkdir()
+    assert run_cli(["--claude", "--global", "--yes"], home).returncode == 0
+    for jobs in ("1", "2"):
+        proc = run_cli(
+            [*ALL, "--uninstall", "--dry-run"],
+            home,
+            MSD_INSTALL_JOBS=jobs,
+            CODEX_HOME=str(home / "nonexist"),
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert "uninstall claude" in proc.stdout
 
 
 ERRORS = [
@@ -189,4 +262,15 @@ class _OddError(Exception):  # not an MsdError: test_cli_json_schema lists MsdEr
 def test_an_error_that_does_not_pickle_still_arrives_as_its_line() -> None:
     frame = parallel._error_frame(parallel.Outcome("claude", error=_OddError(1, 2)))
     back = pickle.loads(frame)
-    assert type(back.error) is errors.MsdError and back.error.one_line() == "odd 1 2"
+    assert type(back.error) is errors.WorkerLostError and back.error.one_line() == "odd 1 2"
+
+    class Odd(errors.ConfigFileError):  # gone again below: other tests list MsdError's kinds
+        def __init__(self, a: int) -> None:
+            super().__init__(f"odd {a}", path=Path("/x/settings.json"))
+
+    frame = parallel._error_frame(parallel.Outcome("claude", error=Odd(3)))
+    back = pickle.loads(frame)
+    assert type(back.error) is errors.ConfigFileError  # the nearest class that pickles
+    assert back.error.one_line() == "/x/settings.json: odd 3" and back.error.exit_code == 4
+    del Odd
+    gc.collect()

@@ -196,6 +196,17 @@ class Transaction:
         self.mutations = 0
         # the run's intent journal (installer/journal.py): told of each change before it
         self.journal: Journal | None = None
+        self._at_end: list[Callable[[bool], None]] = []
+
+    def at_end(self, then: Callable[[bool], None]) -> None:
+        """``then(committed)`` once the transaction has committed or rolled back as a whole,
+        in the order given (a lock held for the rest of the run: ``registry.Registry``)."""
+        self._at_end.append(then)
+
+    def _ended(self, committed: bool) -> None:
+        hooks, self._at_end = self._at_end, []
+        for then in hooks:
+            then(committed)
 
     def _tick(self) -> None:
         self.mutations += 1
@@ -384,12 +395,14 @@ class Transaction:
         finally:
             if not keep:
                 self.dirs.close()
+                self._ended(False)
         if errors:
             raise errors[0]
 
     def commit(self) -> None:
         self._undo.clear()
         self.dirs.close()
+        self._ended(True)
 
 
 def _listing(spot: Spot) -> bool:

@@ -23,7 +23,8 @@ LOCK_NAME = ".msd-install.lock"
 
 
 @contextlib.contextmanager
-def hold(root: Path, timeout: float = 30.0) -> Iterator[Path]:
+def hold(root: Path, timeout: float = 30.0, poll: float = 0.05) -> Iterator[Path]:
+    """``poll``: seconds between two tries while another run holds it."""
     path = root / LOCK_NAME
     deadline = time.monotonic() + timeout
     try:
@@ -44,7 +45,7 @@ def hold(root: Path, timeout: float = 30.0) -> Iterator[Path]:
                     path=root,
                     hint=f"wait for it to finish; the lock is {path.name}",
                 ) from None
-            time.sleep(0.05)
+            time.sleep(poll)
             continue
         # The holder before us may have unlinked the file after we opened it: then our lock
         # is on an orphan inode and a third run could lock a new file. Retry in that case.
@@ -63,6 +64,29 @@ def hold(root: Path, timeout: float = 30.0) -> Iterator[Path]:
                 path.unlink()
             os.close(fd)
         return
+
+
+def busy(root: Path) -> bool:
+    """Another run holds the lock of ``root`` now (its run is under way there). Never
+    creates the lock file; False where there is no ``flock`` or the file cannot be opened."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return False
+    flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(root / LOCK_NAME, flags | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # let go at once, with the descriptor
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return False
 
 
 def _open(path: Path) -> int:

@@ -10,15 +10,23 @@ the root (see ``manifest.Manifest.restrict``). Why a record and not a signature:
 would stay behind forever, while this file goes (with the directories made for it) when the
 last root it lists is uninstalled, so install + uninstall still leaves the home as it was.
 
-Every change goes through the run's transaction, under a lock of its own directory.
+Every change goes through the run's transaction, under a lock of its own directory. A run
+that changes the record holds that lock until its transaction has committed or rolled back:
+a rollback puts the record's bytes from before the run back, which is exact only if no other
+run changed it in between (the workers of one ``--all``, or two msd-install commands at
+once). For the same reason a root whose manifest is missing is forgotten only when no run
+holds that root's lock (an uninstall under way there removes the manifest before it forgets
+the root, and must not be forgotten by another run in between).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,11 +40,35 @@ REGISTRY_NAME = "manifests.json"
 FORMAT = 1
 MAX_BYTES = 4 << 20
 MAX_SHARED = 4096  # shared folders kept in the record: a bound on a file that is read often
+_POLL = 0.005  # the record's lock is held briefly: try again soon
 
 
 @dataclass(frozen=True)
 class Registry:
     path: Path
+    # the transaction that holds the record's lock until it ends (at most one per run)
+    _holder: list[Transaction] = field(default_factory=list, compare=False, repr=False)
+
+    @contextlib.contextmanager
+    def _lock(self, tx: Transaction | None = None) -> Iterator[None]:
+        """The record's lock: for the block; with ``tx``, until ``tx`` ends (see above)."""
+        if self._holder:
+            yield
+            return
+        if tx is None:
+            with lock.hold(self.path.parent, poll=_POLL):
+                yield
+            return
+        held = contextlib.ExitStack()
+        held.enter_context(lock.hold(self.path.parent, poll=_POLL))
+        self._holder.append(tx)
+
+        def release(_committed: bool) -> None:
+            self._holder.clear()
+            held.close()
+
+        tx.at_end(release)
+        yield
 
     def digest(self, root: Path, name: str = MANIFEST_NAME) -> str | None:
         """The digest of the manifest ``name`` msd-install last wrote in ``root``, or None."""
@@ -53,7 +85,7 @@ class Registry:
         key = _key(root, name)
         try:
             created = tx.makedirs(self.path.parent)
-            with lock.hold(self.path.parent):
+            with self._lock(tx):
                 doc = self._read()
                 _prune(doc)
                 before = doc["roots"].get(key)
@@ -78,7 +110,7 @@ class Registry:
             return None
         key = _key(root, name)
         try:
-            with lock.hold(self.path.parent):
+            with self._lock(tx):
                 doc = self._read()
                 before = doc["roots"].pop(key, None)
                 if isinstance(before, str):
@@ -95,19 +127,25 @@ class Registry:
         """The last root is gone: the record, the shared folders and the directories made for
         the record go too (best effort: what stays is at most an empty record or folder)."""
         try:
-            with lock.hold(self.path.parent):
+            with self._lock(tx):
                 doc = self._read()
                 _prune(doc)
                 if doc["roots"]:
                     return
                 self._spot(tx)  # never a link or a FIFO of someone else's
                 tx.remove(self.path)
-            for made in sorted(doc["dirs"], key=_deepest_first):
-                tx.rmdir(Path(made))
-            for made in doc["shared"]:
-                tx.rmdir(Path(made))
         except (OSError, MsdError):
             return
+        folders = [*sorted(doc["dirs"], key=_deepest_first), *doc["shared"]]
+
+        def remove_folders(committed: bool) -> None:
+            # once the lock (whose file is in the first of them) is let go, and only if the
+            # record's removal stands; a folder someone filled in between stays
+            for made in folders if committed else ():
+                with contextlib.suppress(OSError):
+                    Path(made).rmdir()
+
+        tx.at_end(remove_folders)
 
     def confirm(self, root: Path, name: str = MANIFEST_NAME) -> None:
         """The run on ``root`` is complete (its journal gone): the previous digest kept for a
@@ -117,7 +155,7 @@ class Registry:
         if not self.path.is_file() or key not in self._read()["previous"]:
             return
         try:
-            with lock.hold(self.path.parent):
+            with self._lock():
                 doc = self._read()
                 if doc["previous"].pop(key, None) is not None:
                     write_at(Spot(None, str(self.path), self.path), _dump(doc), 0o600)
@@ -138,7 +176,7 @@ class Registry:
         run created the record, which goes again if it lists nothing."""
         if not self.path.parent.is_dir():
             return  # the interrupted run had removed it: nothing vouches for the root now
-        with lock.hold(self.path.parent):
+        with self._lock():
             doc = self._read()
             key = _key(root, name)
             if restored is not None and restored in (
@@ -231,7 +269,11 @@ class Registry:
 def _prune(doc: dict[str, Any]) -> None:
     """Forget roots whose manifest is gone (deleted or moved by hand): the record must not
     outlive every install it lists."""
-    doc["roots"] = {k: v for k, v in doc["roots"].items() if _manifest_of(k).is_file()}
+    doc["roots"] = {
+        k: v
+        for k, v in doc["roots"].items()
+        if _manifest_of(k).is_file() or lock.busy(_manifest_of(k).parent)
+    }
 
 
 def _manifest_of(key: str) -> Path:
