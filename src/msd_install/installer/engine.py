@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import signal
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from types import FrameType
 
 from ..errors import FileAccessError, MsdError
 from . import handover, lock, manifest
@@ -26,6 +24,7 @@ from .confine import escaping_link, read_plain, show
 from .context import Context
 from .fs import Transaction
 from .guard import Guard
+from .interrupts import atomic, deferred
 from .journal import Journal
 from .manifestcheck import JOURNAL_DIR, manifest_name
 from .migrate import migrate
@@ -330,7 +329,7 @@ def _staying(root: Path, above: list[Path]) -> list[Path]:
 def _transaction(fault: Fault | None) -> Iterator[Transaction]:
     """A transaction that commits on success and rolls back on anything else, Ctrl-C included."""
     tx = Transaction(fault)
-    with _interrupts_raise():
+    with deferred():
         try:
             yield tx
         except OSError as exc:
@@ -373,16 +372,22 @@ def _journaled(
     journal go: if the rollback itself fails, the journal stays for the next run to finish it.
     """
     mark = tx.mark()
-    tx.journal = Journal(root, verb, made, manifest_name(namespace) if namespace else "")
+    journal = None
     try:
+        with atomic():  # made whole, or not at all (``interrupts``)
+            journal = tx.journal = Journal(
+                root, verb, made, manifest_name(namespace) if namespace else ""
+            )
         yield
     except BaseException as exc:
-        tx.journal.close()
+        if journal is not None:
+            journal.close()
         _rollback(tx, exc, keep=mark)  # a failed rollback keeps the journal, names the cause
-        tx.journal.finish()
+        if journal is not None:
+            journal.finish()
         tx.journal = None
         raise
-    tx.journal.finish()
+    journal.finish()
     tx.journal = None
 
 
@@ -488,21 +493,3 @@ def _no_manifest(root: Path, name: str = manifest.MANIFEST_NAME) -> str:
         f"nothing to uninstall: no {name} in {root} "
         "(msd-install only removes what its manifest lists; nothing was changed)"
     )
-
-
-@contextlib.contextmanager
-def _interrupts_raise() -> Iterator[None]:
-    """Turn SIGTERM into KeyboardInterrupt during a run, so it rolls back like Ctrl-C."""
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
-
-    try:
-        previous = signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)

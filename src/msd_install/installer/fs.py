@@ -27,6 +27,7 @@ from . import owners
 from .confine import real_target
 from .dirfd import Dir, Dirs, Spot, lstat_at, open_dir_at, read_at
 from .inplace import write_in_place
+from .interrupts import atomically
 
 if TYPE_CHECKING:
     from .journal import Journal
@@ -246,6 +247,7 @@ class Transaction:
         spot = self.dirs.by_path(real_target(path))
         self.write_at(Spot(spot.dir, spot.name, path), content, mode)
 
+    @atomically
     def write_at(
         self,
         spot: Spot,
@@ -289,6 +291,7 @@ class Transaction:
     def remove(self, path: Path) -> None:
         self.remove_at(self.dirs.by_path(path))
 
+    @atomically
     def remove_at(self, spot: Spot) -> None:
         self._remember(spot, gone=True)
         self._tick()
@@ -309,6 +312,7 @@ class Transaction:
                 created.append(directory)
         return created
 
+    @atomically
     def mkdir_at(self, spot: Spot) -> bool:
         """Create the directory at ``spot``; False when another run made it in between."""
         if self.journal is not None:
@@ -327,6 +331,7 @@ class Transaction:
             _give_dir(spot, want)
         return True
 
+    @atomically
     def symlink_at(self, spot: Spot, target: str) -> None:
         self._remember(spot)
         self._tick()
@@ -338,6 +343,7 @@ class Transaction:
         """Remove ``path`` if it is an empty directory; True if removed."""
         return self.rmdir_at(self.dirs.by_path(path))
 
+    @atomically
     def rmdir_at(self, spot: Spot) -> bool:
         """Remove the empty directory at ``spot`` (never a link the user put in its place)."""
         now = lstat_at(spot)
@@ -382,6 +388,7 @@ class Transaction:
         """A point ``rollback(keep=...)`` can go back to."""
         return len(self._undo)
 
+    @atomically
     def rollback(self, keep: int = 0) -> None:
         """Undo every change made after ``mark()`` returned ``keep`` (all: 0)."""
         errors: list[BaseException] = []

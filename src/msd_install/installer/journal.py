@@ -29,6 +29,7 @@ from typing import Any
 
 from .dirfd import Spot
 from .fs import fsync_dir
+from .interrupts import atomically
 from .manifestcheck import JOURNAL_DIR, rel_of
 
 INTENT = "intent"
@@ -145,6 +146,7 @@ class Journal:
             with contextlib.suppress(OSError):
                 os.close(self._fd)
 
+    @atomically
     def finish(self) -> None:
         """The run is complete (or rolled back in memory): the journal goes."""
         if self._fd is None:
@@ -155,10 +157,13 @@ class Journal:
 
 
 def discard(directory: Path) -> None:
-    """Remove a journal directory: its plain files, then itself (never through a link)."""
+    """Remove a journal directory: its intent first (a journal without one is a finished
+    run's, which the next run only removes: a kill halfway leaves no journal whose lines
+    name backups already gone), then its other plain files, then itself (never through a
+    link)."""
     with contextlib.suppress(FileNotFoundError):
         with os.scandir(directory) as entries:
-            names = [e.name for e in entries]
+            names = sorted((e.name for e in entries), key=lambda n: n != INTENT)
         for name in names:
             with contextlib.suppress(FileNotFoundError, IsADirectoryError):
                 (directory / name).unlink()

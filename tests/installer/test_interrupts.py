@@ -1,0 +1,84 @@
+"""Ctrl-C and SIGTERM during a run land between two changes, never inside one
+(``installer/interrupts.py``), and a journal a kill left half removed does not stop the
+next run."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from helpers import run_cli, snapshot
+from msd_install.installer import interrupts
+from msd_install.installer.journal import INTENT, JOURNAL_DIR, discard
+
+
+def _signal_self(number: int) -> None:
+    os.kill(os.getpid(), number)
+
+
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_inside_a_section_is_raised_when_the_section_ends(number: int) -> None:
+    done = []
+    with interrupts.deferred():
+        with pytest.raises(KeyboardInterrupt), interrupts.atomic():
+            _signal_self(number)
+            done.append("inner change")
+            with interrupts.atomic():  # nested: still inside
+                done.append("nested change")
+            done.append("after nested")
+        assert done == ["inner change", "nested change", "after nested"]
+        with pytest.raises(KeyboardInterrupt):
+            _signal_self(number)  # outside a section: at once
+
+
+def test_a_section_that_fails_keeps_its_own_error(tmp_path: Path) -> None:
+    with interrupts.deferred():
+        with pytest.raises(ValueError), interrupts.atomic():
+            _signal_self(signal.SIGTERM)
+            raise ValueError("the run's own error")
+        # the signal is still owed: the next section that ends well raises it
+        with pytest.raises(KeyboardInterrupt), interrupts.atomic():
+            pass
+
+
+def test_handlers_are_put_back_after_a_run() -> None:
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    with interrupts.deferred():
+        assert signal.getsignal(signal.SIGINT) is not before[0]
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+
+
+def test_a_journal_removed_intent_first_is_only_cleaned_up(tmp_path: Path) -> None:
+    """A kill while a finished run removes its journal leaves backups without their intent:
+    the next run removes them and goes on (it used to refuse, naming a missing backup)."""
+    home = tmp_path / "h"
+    home.mkdir()
+    assert run_cli(["--claude", "--global", "--yes"], home).returncode == 0
+    installed = snapshot(home)
+    journal = home / ".claude" / JOURNAL_DIR
+    journal.mkdir()
+    (journal / INTENT).write_text('{"msd_journal": 1}\n')
+    (journal / "1.bak").write_text("old")
+    (journal / "2.bak").write_text("old")
+    names = []
+    real_unlink = Path.unlink
+
+    def unlink_then_die(self: Path, missing_ok: bool = False) -> None:
+        names.append(self.name)
+        if len(names) == 2:
+            raise KeyboardInterrupt  # killed halfway through the removal
+        real_unlink(self, missing_ok=missing_ok)
+
+    Path.unlink = unlink_then_die  # type: ignore[method-assign]
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            discard(journal)
+    finally:
+        Path.unlink = real_unlink  # type: ignore[method-assign]
+    assert names[0] == INTENT and not (journal / INTENT).exists()
+    proc = run_cli(["--claude", "--global", "--check"], home)
+    assert proc.returncode == 0, proc.stderr
+    assert snapshot(home) == installed
