@@ -300,15 +300,25 @@ def _side_by_side(
 
     if workers == 1:
         return _one_by_one(names, one, progress, doing)
+    before: list[Result] = []
+    if not os.path.lexists(ctx.manifest_registry().parent):
+        # the first run makes the record's folders alone, in one transaction: made by runs
+        # side by side, a rollback of the one that made them would find them in use
+        before, error = _one_by_one(names[:1], one, progress, doing)
+        if error is not None:
+            return before, error
+        names = names[1:]
     base = Path(os.path.abspath(ctx.cwd if ctx.is_local else ctx.home))  # noqa: PTH100
     plan = parallel.groups(names, lambda n: _touched(n, ctx), base)
-    if len(plan) == 1:
-        return _one_by_one(names, one, progress, doing)
+    if len(plan) <= 1:
+        results, error = _one_by_one(names, one, progress, doing)
+        return before + results, error
     from .runtimes import ADAPTERS
 
     def shown(now: list[str], ended: int) -> None:
         labels = ", ".join(ADAPTERS[n].label for n in now)
-        progress.step(f"{doing} {labels} ({ended}/{len(names)} done)")
+        total = len(before) + len(names)
+        progress.step(f"{doing} {labels} ({len(before) + ended}/{total} done)")
 
     rank = {name: i for i, name in enumerate(names)}
     outcomes = parallel.run_groups(
@@ -321,7 +331,7 @@ def _side_by_side(
     )
     results = [o.result for o in outcomes if o.error is None]
     error = next((o.error for o in outcomes if o.error is not None), None)
-    return results, error
+    return before + results, error
 
 
 def _touched(name: str, ctx: Context) -> list[Path]:

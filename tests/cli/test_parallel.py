@@ -116,6 +116,7 @@ def test_an_error_stops_new_groups_and_reports_every_finished_run(tmp_path: Path
 def test_a_killed_worker_is_reported_and_the_next_run_recovers(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
+    assert run_cli(["--kimi", "--global", "--yes"], home).returncode == 0  # all side by side
     # every worker kills itself right before the 5th change of its first run
     proc = run_cli([*ALL, "--json"], home, MSD_INSTALL_JOBS="2", MSD_INSTALL_TEST_SIGNAL="5:KILL")
     assert proc.returncode == 4, proc.stderr
@@ -142,6 +143,8 @@ def test_sigterm_rolls_back_the_running_workers_and_leaves_none(
     home = tmp_path / "home"
     home.mkdir()
     empty = snapshot(home)
+    # the record of manifests exists already: every run goes side by side from the start
+    assert run_cli(["--kimi", "--global", "--yes"], home).returncode == 0
     proc = subprocess.Popen(
         [sys.executable, "-m", "msd_install", *ALL],
         cwd=home,
@@ -151,8 +154,8 @@ def test_sigterm_rolls_back_the_running_workers_and_leaves_none(
         text=True,
     )
     deadline = time.monotonic() + 60
-    while not list(home.glob(".*/msd-core")) and time.monotonic() < deadline:
-        time.sleep(0.002)  # until the first workers are writing
+    while not list(home.glob(".c*/msd-core")) and time.monotonic() < deadline:
+        time.sleep(0.002)  # until the first workers are writing (Claude Code, Codex)
     time.sleep(delay)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=120)
@@ -160,6 +163,8 @@ def test_sigterm_rolls_back_the_running_workers_and_leaves_none(
     assert "interrupted" in err
     assert not list(home.rglob(".msd-journal")) and not list(home.rglob("*.msd-tmp.*"))
     assert _installed(home) != set(RUNTIMES)  # stopped before the end
+    doctor = json.loads(run_cli(["doctor", "--json"], home).stdout)
+    assert all(i["healthy"] for i in doctor["installs"] if i["installed"])  # each one whole
     proc2 = run_cli([*ALL, "--uninstall"], home)
     assert proc2.returncode == 0, proc2.stderr
     assert snapshot(home) == empty

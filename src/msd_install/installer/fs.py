@@ -199,6 +199,10 @@ class Transaction:
         self.journal: Journal | None = None
         self._at_end: list[Callable[[bool], None]] = []
 
+    def undo_with(self, undo: Callable[[], None]) -> None:
+        """``undo()`` when a rollback reaches this point (changes after it undone first)."""
+        self._undo.append(undo)
+
     def at_end(self, then: Callable[[bool], None]) -> None:
         """``then(committed)`` once the transaction has committed or rolled back as a whole,
         in the order given (a lock held for the rest of the run: ``registry.Registry``)."""

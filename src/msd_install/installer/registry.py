@@ -63,11 +63,15 @@ class Registry:
         held.enter_context(lock.hold(self.path.parent, poll=_POLL))
         self._holder.append(tx)
 
-        def release(_committed: bool) -> None:
-            self._holder.clear()
-            held.close()
+        def release() -> None:
+            if self._holder:
+                self._holder.clear()
+                held.close()
 
-        tx.at_end(release)
+        # a rollback lets go once it has put back what the run changed since (the record),
+        # before it removes the folders made for the record (the lock file is in one)
+        tx.undo_with(release)
+        tx.at_end(lambda _committed: release())
         yield
 
     def digest(self, root: Path, name: str = MANIFEST_NAME) -> str | None:
@@ -84,7 +88,7 @@ class Registry:
             return None
         key = _key(root, name)
         try:
-            created = tx.makedirs(self.path.parent)
+            created = self._folder(tx)
             with self._lock(tx):
                 doc = self._read()
                 _prune(doc)
@@ -97,6 +101,21 @@ class Registry:
         except (OSError, MsdError) as exc:
             return self._unwritable(exc)
         return None
+
+    def _folder(self, tx: Transaction) -> list[Path]:
+        """Make the record's folder (the ones made: they go with the record) and take its
+        lock for ``tx``. Another run that made it may roll back and remove it in between,
+        while it holds nothing of ours yet: made again then, a few times at most."""
+        created: list[Path] = []
+        for attempt in range(3):
+            created += tx.makedirs(self.path.parent)
+            try:
+                with self._lock(tx):
+                    return created
+            except FileNotFoundError:
+                if attempt == 2:
+                    raise
+        return created  # pragma: no cover - the loop returns or raises
 
     def forget(
         self, tx: Transaction, root: Path, kept: list[Path], name: str = MANIFEST_NAME
