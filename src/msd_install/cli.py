@@ -402,16 +402,18 @@ def _in_scope(names: list[str], scope: str, *, everything: bool, quiet: bool) ->
 
 def _bounds(runtime: Adapter, ctx: Context) -> Callable[[], Bounds]:
     """What a manifest in this root may name outside it: asked for only when one exists
-    (planning refuses some roots, where there is then nothing to read anyway); planned
-    once, however often a run asks (a whole plan converts every payload file)."""
+    (planning refuses some roots, where there is then nothing to read anyway), once per
+    run, from the adapter's plan over the payload's skeleton (``runtimes/bounds.py``)."""
     from functools import cache
 
-    from .installer.migration import widened
-    from .migrations import ALL as MIGRATIONS
-    from .payload import load as load_payload
+    def bounds() -> Bounds:
+        from .installer.migration import widened
+        from .migrations import ALL as MIGRATIONS
+        from .runtimes.bounds import core_bounds
 
-    plan = cache(lambda: runtime.plan(ctx, load_payload()).bounds())
-    return widened(plan, runtime.root(ctx), MIGRATIONS)
+        return widened(lambda: core_bounds(runtime, ctx), runtime.root(ctx), MIGRATIONS)()
+
+    return cache(bounds)
 
 
 def _missing(what: str, flags: str, why: str) -> Any:
