@@ -297,13 +297,11 @@ def _run(
     right before the engine's n-th change; ``pack``: a pack read from ``--payload``, or a
     pack's name (``--pack``); None: MSD Core."""
     from .installer import engine
-    from .migrations import ALL as MIGRATIONS
-    from .migrations import released
     from .payload import Payload
-    from .payload import load as load_payload
     from .runtimes import ADAPTERS
-    from .runtimes.packs import pack_plan
 
+    # each verb imports what it needs: an uninstall converts no payload (tests/cli/
+    # test_cli_imports.py)
     runtime = ADAPTERS[name]
     fault = _both(tick, _signal_hook())
     if verb == "reapply":
@@ -316,7 +314,13 @@ def _run(
             name, ctx, runtime.root(ctx), bounds, dry_run=dry_run, fault=fault, namespace=space
         )
     if isinstance(pack, Payload):  # a pack: no migrations, no baseline (MSD Core's own)
+        from .runtimes.packs import pack_plan
+
         return engine.install(pack_plan(runtime, ctx, pack), ctx, dry_run=dry_run, fault=fault)
+    from .migrations import ALL as MIGRATIONS
+    from .migrations import released
+    from .payload import load as load_payload
+
     plan = runtime.plan(ctx, load_payload())
     if adopt:
         known = released.known().get(name, {})
@@ -334,12 +338,9 @@ def _run(
 def _pack_source(payload: str | None, pack: str | None, uninstall: bool) -> Payload | str | None:
     """The pack a run is about: read and validated from ``--payload`` before anything is
     planned or written, or named by ``--pack`` (uninstall only); None for MSD Core."""
-    from pathlib import Path
-
-    from .payload.pack import NAME as PACK_NAME
-    from .runtimes.packs import read_pack
-
     if pack is not None:
+        from .payload.pack import NAME as PACK_NAME
+
         if not uninstall:
             raise UsageError("--pack names a pack to remove: use it with --uninstall")
         if payload is not None:
@@ -347,7 +348,13 @@ def _pack_source(payload: str | None, pack: str | None, uninstall: bool) -> Payl
         if not PACK_NAME.fullmatch(pack):
             raise UsageError(f"--pack {pack!r} is not a pack name")
         return pack
-    return read_pack(Path(payload)) if payload is not None else None
+    if payload is None:
+        return None
+    from pathlib import Path
+
+    from .runtimes.packs import read_pack
+
+    return read_pack(Path(payload))
 
 
 def _both(

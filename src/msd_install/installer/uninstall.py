@@ -18,11 +18,9 @@ from .configedit import check_writable, invert, open_doc, refused
 from .confine import inside, is_regular_file, read_plain, real_target
 from .fs import read_file, sha256_bytes
 from .manifest import FOREIGN_CONFIG, Manifest
-from .manifestcheck import BACKUPS_DIR
-from .patches import kept as kept_patches
+from .manifestcheck import BACKUPS_DIR, PATCHES_DIR
 from .pristine import STORE_NAME
 from .report import Result
-from .resolve import restore_steps
 from .steps import Remove, RemoveDirIfEmpty, Step, Write
 
 
@@ -62,6 +60,8 @@ def resolve_uninstall(manifest: Manifest, result: Result, fence: Path | None = N
         else:
             result.add("identical", path)
     backups = {b["path"]: b for b in manifest.backups}
+    if backups:  # only then: resolve imports the whole install side
+        from .resolve import restore_steps
     restored: set[str] = set()
     for rel, file in sorted(manifest.files.items()):
         path = manifest.abs(rel)
@@ -86,8 +86,11 @@ def resolve_uninstall(manifest: Manifest, result: Result, fence: Path | None = N
             steps.append(Remove(path))
             result.add("remove", path, "written by msd at run time")
     steps.extend(_bytecode_caches(manifest, result))
-    for path, why in kept_patches(manifest.root):
-        result.add("skip", path, why)
+    if os.path.lexists(manifest.root / PATCHES_DIR):  # only then: patches imports the merge
+        from .patches import kept as kept_patches
+
+        for path, why in kept_patches(manifest.root):
+            result.add("skip", path, why)
     for path in _left_backups(manifest.root, restored):
         result.add("skip", path, "yours, kept aside by an earlier --force: not put back, kept")
     store = manifest.root / STORE_NAME
