@@ -121,6 +121,12 @@ def read_plain(path: Path, limit: int = MAX_OWN_FILE) -> bytes | None:
     Manifest paths are read to compare hashes; a FIFO planted there must not hang the run and
     a huge file must not be read whole.
     """
+    got = read_plain_stat(path, limit)
+    return None if got is None else got[0]
+
+
+def read_plain_stat(path: Path, limit: int = MAX_OWN_FILE) -> tuple[bytes, os.stat_result] | None:
+    """``read_plain``, with the ``fstat`` of the descriptor the bytes were read through."""
     if not is_regular_file(path):
         return None
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -137,7 +143,7 @@ def read_plain(path: Path, limit: int = MAX_OWN_FILE) -> bytes | None:
         if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
             return None
         data = handle.read(limit + 1)
-    return data if len(data) <= limit else None
+    return (data, st) if len(data) <= limit else None
 
 
 def read_beneath(base: Path, path: Path, limit: int = MAX_OWN_FILE) -> bytes | None:

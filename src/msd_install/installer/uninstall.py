@@ -15,8 +15,8 @@ from pathlib import Path
 from . import bytecode
 from .configdoc import fmt_of
 from .configedit import check_writable, invert, open_doc, refused
-from .confine import inside, is_regular_file, read_plain, real_target
-from .fs import read_file, sha256_bytes
+from .confine import inside, is_regular_file, read_plain, read_plain_stat, real_target
+from .fs import Known, read_file, sha256_bytes
 from .manifest import FOREIGN_CONFIG, Manifest
 from .manifestcheck import BACKUPS_DIR, PATCHES_DIR
 from .pristine import STORE_NAME
@@ -65,8 +65,9 @@ def resolve_uninstall(manifest: Manifest, result: Result, fence: Path | None = N
     restored: set[str] = set()
     for rel, file in sorted(manifest.files.items()):
         path = manifest.abs(rel)
-        current = read_plain(path)
-        ours = current is not None and sha256_bytes(current) == file["sha256"]
+        got = read_plain_stat(path)
+        current = None if got is None else got[0]
+        ours = got is not None and sha256_bytes(got[0]) == file["sha256"]
         if current is None and os.path.lexists(path):  # a link, a FIFO...: never msd's
             result.add("skip", path, "not a plain file (yours): kept")
         elif current is not None and not ours:
@@ -77,8 +78,8 @@ def resolve_uninstall(manifest: Manifest, result: Result, fence: Path | None = N
             steps.extend(restore)
             restored.add(backups[rel].get("backup", ""))
             result.add("restore", path)
-        elif ours:
-            steps.append(Remove(path))
+        elif ours and got is not None:  # read and hashed once: the removal checks it is
+            steps.append(Remove(path, Known(got[0], file["sha256"], got[1])))  # still it
             result.add("remove", path)
     for rel in manifest.state:
         path = manifest.abs(rel)
