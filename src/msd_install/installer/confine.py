@@ -138,11 +138,20 @@ def read_plain_stat(path: Path, limit: int = MAX_OWN_FILE) -> tuple[bytes, os.st
         if exc.errno == errno.ELOOP:  # became a link since the lstat
             return None
         raise
-    with os.fdopen(fd, "rb") as handle:
-        st = os.fstat(handle.fileno())
+    try:
+        st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
             return None
-        data = handle.read(limit + 1)
+        # the size it has, not ``limit``: a read of ``limit`` bytes allocates that much for
+        # every file; one more byte, then to the end, sees a file that grew since the fstat
+        data = os.read(fd, st.st_size + 1)
+        while len(data) <= limit:
+            more = os.read(fd, min(1 << 16, limit + 1 - len(data)))
+            if not more:
+                break
+            data += more
+    finally:
+        os.close(fd)
     return (data, st) if len(data) <= limit else None
 
 

@@ -168,7 +168,9 @@ class Manifest:
         return rel_of(self.root, path)
 
     def abs(self, rel: str) -> Path:
-        return Path(os.path.normpath(self.root / rel))
+        # one path parse, not two (``root / rel`` then the normalised text): a run asks this
+        # for every file it lists
+        return Path(os.path.normpath(os.path.join(self.root, rel)))  # noqa: PTH118
 
     def original_config_for(self, file: Path) -> ConfigRecord | None:
         """The config record of ``file`` as the foreign manifest came (see ``original``)."""

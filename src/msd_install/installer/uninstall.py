@@ -63,8 +63,10 @@ def resolve_uninstall(manifest: Manifest, result: Result, fence: Path | None = N
     if backups:  # only then: resolve imports the whole install side
         from .resolve import restore_steps
     restored: set[str] = set()
+    paths = []
     for rel, file in sorted(manifest.files.items()):
         path = manifest.abs(rel)
+        paths.append(path)
         got = read_plain_stat(path)
         current = None if got is None else got[0]
         ours = got is not None and sha256_bytes(got[0]) == file["sha256"]
@@ -86,7 +88,8 @@ def resolve_uninstall(manifest: Manifest, result: Result, fence: Path | None = N
         if is_regular_file(path):
             steps.append(Remove(path))
             result.add("remove", path, "written by msd at run time")
-    steps.extend(_bytecode_caches(manifest, result))
+    # Python's caches of the ``.py`` files we installed are ours too (installer/bytecode.py)
+    steps.extend(bytecode.removal(paths, result))
     if os.path.lexists(manifest.root / PATCHES_DIR):  # only then: patches imports the merge
         from .patches import kept as kept_patches
 
@@ -107,11 +110,6 @@ def resolve_uninstall(manifest: Manifest, result: Result, fence: Path | None = N
         if path != root and not root.is_relative_to(path):  # root and above: after the lock
             steps.append(RemoveDirIfEmpty(path))
     return steps
-
-
-def _bytecode_caches(manifest: Manifest, result: Result) -> list[Step]:
-    """Python's caches of the ``.py`` files we installed are ours too (installer/bytecode.py)."""
-    return bytecode.removal((manifest.abs(rel) for rel in sorted(manifest.files)), result)
 
 
 def _left_backups(root: Path, restored: set[str]) -> list[Path]:
