@@ -355,16 +355,18 @@ class Transaction:
         name = journal.moving(spot, now, digest)
         aside = self._journal_dir(journal)
         self._tick()
+        kept = (content, now.st_mode & 0o7777, _ids(now))
+        # the undo first: a Ctrl-C right after the rename must still find it
+        self._undo.append(functools.partial(_move_back, aside, journal.dir / name, spot, kept))
         try:
             if aside is None:
                 os.rename(spot.name, journal.dir / name)  # noqa: PTH104 - as the line below
             else:
                 os.rename(spot.name, name, src_dir_fd=spot.fd, dst_dir_fd=aside.fd)
         except OSError:  # another file system, or a rename refused: copied instead
+            self._undo.pop()
             return False
         self._seen.add(key)
-        kept = (content, now.st_mode & 0o7777, _ids(now))
-        self._undo.append(functools.partial(_move_back, aside, journal.dir / name, spot, kept))
         self._tick()  # a kill point after the rename, before the next line
         return True
 
@@ -535,9 +537,11 @@ def _move_back(
     kept: tuple[bytes, int, tuple[int, int] | None],
 ) -> None:
     """Undo of a removal by ``_move_aside``: the file moved back under its name (replacing
-    what another program may have put there since, as the undo of a write does); once the
-    journal is gone (a failure after it finished: removing the root, the registry), its bytes
-    written back, as a removal's undo always did."""
+    what another program may have put there since, as the undo of a write does). Not in the
+    journal: if something is under the name, the rename never happened (interrupted right
+    before it) and the file is still there; if nothing is, the journal is gone (a failure
+    after it finished: removing the root, the registry) and the bytes are written back, as
+    a removal's undo always did."""
     try:
         if aside is None:
             os.replace(path, spot.name)
@@ -547,6 +551,8 @@ def _move_back(
     except FileNotFoundError:
         if os.path.lexists(path):  # the way back is missing, not the file: not ours to guess
             raise
+    if lstat_at(spot) is not None:
+        return
     content, mode, ids = kept
     write_at(spot, content, mode, owner=ids)
 
