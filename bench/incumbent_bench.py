@@ -3,7 +3,8 @@
 Both installers install the same amount: msd-install runs on a synthetic payload of the
 incumbent's shape (67 commands, 33 agents, ~280 engine files, ~3.7 MB; our own hooks), read
 by the payload loader (bench/synthetic_run.py). Whole processes, fresh empty temp HOMEs, a
-warm-up then the median of --runs (default 5). Sections:
+warm-up then the median of --runs (default 5); before every timed installer run (of either
+tool) the disk is settled with ``os.sync()``, not timed (``settle``). Sections:
 
   install per runtime (the ones both support), ``--all --global``, reinstall with nothing
   changed, uninstall, peak RSS (wait4 rusage of the child); ``--version`` against a bare
@@ -63,8 +64,32 @@ class Run:
     rss_mb: float
 
 
-def run(argv: list[str], home: Path, stdin: bytes = b"", env: dict[str, str] | None = None) -> Run:
-    """One whole process; its wall time and peak RSS (wait4's rusage of that child only)."""
+def settle() -> None:
+    """Before a timed installer run (not timed): every dirty page of the machine goes to disk.
+
+    A user installs, and uninstalls or upgrades days later, when the page cache has long
+    been written back; the bench runs them a second apart. Without this, whichever tool runs
+    next pays for flushing what the previous run (of either tool) left dirty, and an uninstall
+    right after an install that never synced (the incumbent's) removes files whose blocks were
+    never allocated (ext4 delayed allocation; free), while msd-install's install syncs before
+    its manifest (docs/explanation/performance.md, "Disk work") and its uninstall frees real
+    blocks. Both tools get the same settled disk before every timed run."""
+    if hasattr(os, "sync"):
+        os.sync()
+
+
+def run(
+    argv: list[str],
+    home: Path,
+    stdin: bytes = b"",
+    env: dict[str, str] | None = None,
+    *,
+    settled: bool = False,
+) -> Run:
+    """One whole process; its wall time and peak RSS (wait4's rusage of that child only);
+    ``settled``: the disk is settled first (``settle``, not timed)."""
+    if settled:
+        settle()
     start = time.perf_counter()
     proc = subprocess.Popen(
         argv,
@@ -189,10 +214,10 @@ def cycle(install: list[str], uninstall: list[str], runs: int) -> dict[str, floa
     for i in range(runs + 1):
         with tempfile.TemporaryDirectory(prefix="msd-bench-") as tmp:
             home = Path(tmp)
-            first = run(install, home)
+            first = run(install, home, settled=True)
             files.append(count_files(home))
-            second = run(install, home)
-            third = run(uninstall, home)
+            second = run(install, home, settled=True)
+            third = run(uninstall, home, settled=True)
             left.append(count_files(home))
             if i == 0:
                 continue  # warm-up: page cache, bytecode
@@ -355,7 +380,7 @@ def scaling(runs: int, sizes: tuple[int, ...], cache: Path) -> None:
         for i in range(n + 1):
             with tempfile.TemporaryDirectory(prefix="msd-bench-") as tmp:
                 home = Path(tmp)
-                ms = run(msd(data, "--claude", "--global"), home).ms
+                ms = run(msd(data, "--claude", "--global"), home, settled=True).ms
                 files = count_files(home)
                 if i:
                     times.append(ms)
@@ -381,7 +406,7 @@ def thousand(runs: int, cache: Path, commands: int) -> None:
     for i in range(min(runs, 3) + 1):
         with tempfile.TemporaryDirectory(prefix="msd-bench-") as tmp:
             home = Path(tmp)
-            ms = run(msd(data, "--all", "--global"), home).ms
+            ms = run(msd(data, "--all", "--global"), home, settled=True).ms
             files = count_files(home)
             if i:
                 times.append(ms)
@@ -435,9 +460,9 @@ def huge_configs(data: Path, runs: int, sizes: tuple[float, ...]) -> None:
                     home = Path(tmp)
                     (home / rel).parent.mkdir(parents=True, exist_ok=True)
                     (home / rel).write_bytes(text)
-                    a = run(msd(data, "--claude", "--global"), home).ms
+                    a = run(msd(data, "--claude", "--global"), home, settled=True).ms
                     assert (home / rel).read_bytes() != text, f"{label} was not edited"
-                    b = run(msd(data, "--claude", "--global", "--uninstall"), home).ms
+                    b = run(msd(data, "--claude", "--global", "--uninstall"), home, settled=True).ms
                     if (home / rel).read_bytes() != text:
                         raise SystemExit(f"{label} of {mb} MB was not restored byte for byte")
                     if i:
