@@ -383,13 +383,11 @@ def _run(
     right before the engine's n-th change; ``pack``: a pack read from ``--payload``, or a
     pack's name (``--pack``); None: MSD Core."""
     from .installer import engine
-    from .migrations import ALL as MIGRATIONS
-    from .migrations import released
     from .payload import Payload
-    from .payload import load as load_payload
     from .runtimes import ADAPTERS
-    from .runtimes.packs import pack_plan
 
+    # each verb imports what it needs: an uninstall converts no payload (tests/cli/
+    # test_cli_imports.py)
     runtime = ADAPTERS[name]
     fault = _both(tick, _signal_hook())
     if verb == "reapply":
@@ -402,7 +400,13 @@ def _run(
             name, ctx, runtime.root(ctx), bounds, dry_run=dry_run, fault=fault, namespace=space
         )
     if isinstance(pack, Payload):  # a pack: no migrations, no baseline (MSD Core's own)
+        from .runtimes.packs import pack_plan
+
         return engine.install(pack_plan(runtime, ctx, pack), ctx, dry_run=dry_run, fault=fault)
+    from .migrations import ALL as MIGRATIONS
+    from .migrations import released
+    from .payload import load as load_payload
+
     plan = runtime.plan(ctx, load_payload())
     if adopt:
         known = released.known().get(name, {})
@@ -420,12 +424,9 @@ def _run(
 def _pack_source(payload: str | None, pack: str | None, uninstall: bool) -> Payload | str | None:
     """The pack a run is about: read and validated from ``--payload`` before anything is
     planned or written, or named by ``--pack`` (uninstall only); None for MSD Core."""
-    from pathlib import Path
-
-    from .payload.pack import NAME as PACK_NAME
-    from .runtimes.packs import read_pack
-
     if pack is not None:
+        from .payload.pack import NAME as PACK_NAME
+
         if not uninstall:
             raise UsageError("--pack names a pack to remove: use it with --uninstall")
         if payload is not None:
@@ -433,7 +434,13 @@ def _pack_source(payload: str | None, pack: str | None, uninstall: bool) -> Payl
         if not PACK_NAME.fullmatch(pack):
             raise UsageError(f"--pack {pack!r} is not a pack name")
         return pack
-    return read_pack(Path(payload)) if payload is not None else None
+    if payload is None:
+        return None
+    from pathlib import Path
+
+    from .runtimes.packs import read_pack
+
+    return read_pack(Path(payload))
 
 
 def _both(
@@ -488,16 +495,18 @@ def _in_scope(names: list[str], scope: str, *, everything: bool, quiet: bool) ->
 
 def _bounds(runtime: Adapter, ctx: Context) -> Callable[[], Bounds]:
     """What a manifest in this root may name outside it: asked for only when one exists
-    (planning refuses some roots, where there is then nothing to read anyway); planned
-    once, however often a run asks (a whole plan converts every payload file)."""
+    (planning refuses some roots, where there is then nothing to read anyway), once per
+    run, from the adapter's plan over the payload's skeleton (``runtimes/bounds.py``)."""
     from functools import cache
 
-    from .installer.migration import widened
-    from .migrations import ALL as MIGRATIONS
-    from .payload import load as load_payload
+    def bounds() -> Bounds:
+        from .installer.migration import widened
+        from .migrations import ALL as MIGRATIONS
+        from .runtimes.bounds import core_bounds
 
-    plan = cache(lambda: runtime.plan(ctx, load_payload()).bounds())
-    return widened(plan, runtime.root(ctx), MIGRATIONS)
+        return widened(lambda: core_bounds(runtime, ctx), runtime.root(ctx), MIGRATIONS)()
+
+    return cache(bounds)
 
 
 def _missing(what: str, flags: str, why: str) -> Any:

@@ -9,10 +9,13 @@ with its fixed verb) before the summary.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .installer.doctor import Health
 from .installer.report import STEADY, VERBS, Result
 from .style import PLAIN, Style
+
+if TYPE_CHECKING:  # doctor's checks are imported by doctor, not by every run's report
+    from .installer.doctor import Health
 
 # verbs a normal run makes by the hundred: listed only with -v (the summary counts them)
 ROUTINE = ("create", "identical", "update", "remove", "migrate", "adopt")

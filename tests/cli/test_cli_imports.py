@@ -68,3 +68,41 @@ def test_a_verb_does_import_the_engine(tmp_path: Path) -> None:
     names, proc = imported(["--claude", "--global", "--dry-run", "--yes"], tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert {"msd_install.installer.engine", "msd_install.payload", "json"} <= names
+
+
+# what an uninstall must not import: it converts no payload, plans no install, merges,
+# migrates and validates nothing, and reads no pack when none is named
+NOT_FOR_UNINSTALL = {
+    "msd_install.runtimes.convert",
+    "msd_install.runtimes.packs",
+    "msd_install.payload.pack",
+    "msd_install.installer.resolve",
+    "msd_install.installer.resolveconfig",
+    "msd_install.installer.schemacheck",
+    "msd_install.installer.reapply",
+    "msd_install.installer.merge",
+    "msd_install.installer.diff3",
+    "msd_install.installer.conflicted",
+    "msd_install.installer.patches",
+    "msd_install.installer.baseline",
+    "msd_install.installer.migrate",
+    "msd_install.installer.recovery",
+    "msd_install.migrations.released",
+    "jsonschema",
+    "difflib",
+}
+
+
+def test_an_uninstall_imports_no_install_side(tmp_path: Path) -> None:
+    _, first = imported(["--claude", "--global", "--yes"], tmp_path)
+    assert first.returncode == 0, first.stderr[-2000:]
+    names, proc = imported(["--claude", "--global", "--uninstall", "--yes"], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert " removed" in proc.stdout  # a real uninstall, of a real install
+    assert not (tmp_path / ".claude" / "msd-file-manifest.json").exists()
+    # the check is not vacuous: the run imported the engine and its uninstall side
+    assert {"msd_install.installer.engine", "msd_install.installer.uninstall"} <= names
+    loaded = sorted(
+        n for n in names if n in NOT_FOR_UNINSTALL or n.split(".")[0] in NOT_FOR_UNINSTALL
+    )
+    assert loaded == [], loaded

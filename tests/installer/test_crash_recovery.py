@@ -19,6 +19,8 @@ the last two; ``MSD_CRASH_POINTS=all`` runs every one (the figures in the issue'
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import shutil
 import signal
@@ -195,6 +197,40 @@ def test_sigkill_at_any_change_is_rolled_back_by_the_next_run(
     assert total > 5
     for i, k in enumerate(sample(total)):
         scenario.check_point(k, NEXT[i % len(NEXT)])
+
+
+@pytest.mark.parametrize("runtime", ["claude", "codex"])
+def test_a_removal_killed_on_either_side_of_its_rename_is_put_back(
+    tmp_path: Path, runtime: str
+) -> None:
+    """An uninstall moves each file of msd's into its journal: the line naming the backup
+    first, then one rename. Killed between the two, the file is still in place and its
+    backup absent; killed right after the rename (before the next line), the file is only in
+    the journal. Either way the next run puts back the exact tree from before the run."""
+    scenario = Scenario(tmp_path, runtime, "uninstall")
+    journal = scenario.home / scenario.root / JOURNAL_DIR
+    seen: set[str] = set()
+    for k in range(1, min(scenario.changes(), 60) + 1):
+        scenario.restore()
+        code, out = forked(scenario.argv, scenario.home, k)
+        assert code == -signal.SIGKILL, f"k={k}: not killed ({code}): {out}"
+        last = json.loads((journal / "intent").read_text().splitlines()[-1])
+        if not last.get("moved"):
+            continue
+        path = scenario.home / scenario.root / last["path"]
+        backup = journal / last["backup"]
+        if backup.exists():
+            state = "after the rename"
+            assert not path.exists(), f"k={k}: {path} moved but still there"
+            assert hashlib.sha256(backup.read_bytes()).hexdigest() == last["sha256"]
+        else:
+            state = "before the rename"
+            assert hashlib.sha256(path.read_bytes()).hexdigest() == last["sha256"]
+        if state in seen:
+            continue
+        seen.add(state)
+        scenario.check_point(k, "check")  # recovered to the tree before the run, then removed
+    assert seen == {"before the rename", "after the rename"}
 
 
 def run_module(argv: list[str], home: Path, spec: str) -> subprocess.CompletedProcess[str]:

@@ -51,7 +51,9 @@ def test_handlers_are_put_back_after_a_run() -> None:
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
 
 
-def test_a_journal_removed_intent_first_is_only_cleaned_up(tmp_path: Path) -> None:
+def test_a_journal_removed_intent_first_is_only_cleaned_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A kill while a finished run removes its journal leaves backups without their intent:
     the next run removes them and goes on (it used to refuse, naming a missing backup)."""
     home = tmp_path / "h"
@@ -63,21 +65,19 @@ def test_a_journal_removed_intent_first_is_only_cleaned_up(tmp_path: Path) -> No
     (journal / INTENT).write_text('{"msd_journal": 1}\n')
     (journal / "1.bak").write_text("old")
     (journal / "2.bak").write_text("old")
-    names = []
-    real_unlink = Path.unlink
+    names: list[str] = []
+    real_unlink = os.unlink
 
-    def unlink_then_die(self: Path, missing_ok: bool = False) -> None:
-        names.append(self.name)
+    def unlink_then_die(path: object, *args: object, **kwargs: object) -> None:
+        names.append(os.path.basename(str(path)))
         if len(names) == 2:
             raise KeyboardInterrupt  # killed halfway through the removal
-        real_unlink(self, missing_ok=missing_ok)
+        real_unlink(path, *args, **kwargs)  # type: ignore[arg-type]
 
-    Path.unlink = unlink_then_die  # type: ignore[method-assign]
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            discard(journal)
-    finally:
-        Path.unlink = real_unlink  # type: ignore[method-assign]
+    monkeypatch.setattr(os, "unlink", unlink_then_die)
+    with pytest.raises(KeyboardInterrupt):
+        discard(journal)
+    monkeypatch.undo()
     assert names[0] == INTENT and not (journal / INTENT).exists()
     proc = run_cli(["--claude", "--global", "--check"], home)
     assert proc.returncode == 0, proc.stderr

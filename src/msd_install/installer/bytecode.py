@@ -10,11 +10,12 @@ ships it), it removes their caches too — only files named exactly like one (``
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from .confine import is_regular_file
 from .report import Result
 from .steps import Remove, RemoveDirIfEmpty, Step
 
@@ -22,34 +23,44 @@ from .steps import Remove, RemoveDirIfEmpty, Step
 _TAG = r"\.[a-z]+-[0-9]+[a-z0-9]*(?:\.opt-[0-9]+)?\.pyc"
 
 
-def caches(source: Path) -> list[Path]:
-    """The cache files Python compiled from ``source`` (a ``.py`` file), sorted."""
-    if source.suffix != ".py":
-        return []
-    folder = source.parent / "__pycache__"
-    if folder.is_symlink() or not folder.is_dir():  # a linked cache is not Python's own
-        return []
-    name = re.compile(re.escape(source.stem) + _TAG)
-    return sorted(
-        p
-        for p in folder.glob(f"{source.stem}.*.pyc")
-        if name.fullmatch(p.name) and is_regular_file(p)
-    )
-
-
 def removal(sources: Iterable[Path], result: Result) -> list[Step]:
     """Steps removing the caches of ``sources``, then each ``__pycache__`` beside them that is
-    left empty (Python's own folder: an empty one is never the user's)."""
+    left empty (Python's own folder: an empty one is never the user's). Each folder is
+    looked at once (not through a link), however many sources it serves."""
     steps: list[Step] = []
-    folders: set[Path] = set()
+    listed: dict[str, list[str] | None] = {}  # folder -> its plain files; None: not a folder
     for source in sources:
-        if source.suffix != ".py":
+        text = str(source)
+        if not text.endswith(".py"):
             continue
-        folder = source.parent / "__pycache__"
-        if folder.is_dir() and not folder.is_symlink():  # also an empty one Python left
-            folders.add(folder)
-        for compiled in caches(source):
-            steps.append(Remove(compiled))
-            result.add("remove", compiled, "compiled from an msd file")
-    steps.extend(RemoveDirIfEmpty(folder) for folder in sorted(folders))
+        head, _, leaf = text.rpartition(os.sep)
+        stem = leaf[: -len(".py")]
+        if not stem:  # ".py" itself: a name without a suffix (``Path.suffix``)
+            continue
+        folder = f"{head}{os.sep}__pycache__"
+        if folder not in listed:
+            listed[folder] = _plain_files(folder)
+        names = listed[folder]
+        if not names:
+            continue
+        name = re.compile(re.escape(stem) + _TAG)
+        for compiled in sorted(n for n in names if n.startswith(stem) and name.fullmatch(n)):
+            path = Path(folder, compiled)
+            steps.append(Remove(path))
+            result.add("remove", path, "compiled from an msd file")
+    steps.extend(
+        RemoveDirIfEmpty(f) for f in sorted(Path(f) for f, n in listed.items() if n is not None)
+    )
     return steps
+
+
+def _plain_files(folder: str) -> list[str] | None:
+    """The names of the plain files in ``folder``, or None if it is not a folder (a link to
+    one is not Python's own)."""
+    try:
+        if not stat.S_ISDIR(os.lstat(folder).st_mode):
+            return None
+        with os.scandir(folder) as entries:
+            return [e.name for e in entries if e.is_file(follow_symlinks=False)]
+    except OSError:
+        return None

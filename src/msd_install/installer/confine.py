@@ -121,6 +121,12 @@ def read_plain(path: Path, limit: int = MAX_OWN_FILE) -> bytes | None:
     Manifest paths are read to compare hashes; a FIFO planted there must not hang the run and
     a huge file must not be read whole.
     """
+    got = read_plain_stat(path, limit)
+    return None if got is None else got[0]
+
+
+def read_plain_stat(path: Path, limit: int = MAX_OWN_FILE) -> tuple[bytes, os.stat_result] | None:
+    """``read_plain``, with the ``fstat`` of the descriptor the bytes were read through."""
     if not is_regular_file(path):
         return None
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -132,12 +138,21 @@ def read_plain(path: Path, limit: int = MAX_OWN_FILE) -> bytes | None:
         if exc.errno == errno.ELOOP:  # became a link since the lstat
             return None
         raise
-    with os.fdopen(fd, "rb") as handle:
-        st = os.fstat(handle.fileno())
+    try:
+        st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
             return None
-        data = handle.read(limit + 1)
-    return data if len(data) <= limit else None
+        # the size it has, not ``limit``: a read of ``limit`` bytes allocates that much for
+        # every file; one more byte, then to the end, sees a file that grew since the fstat
+        data = os.read(fd, st.st_size + 1)
+        while len(data) <= limit:
+            more = os.read(fd, min(1 << 16, limit + 1 - len(data)))
+            if not more:
+                break
+            data += more
+    finally:
+        os.close(fd)
+    return (data, st) if len(data) <= limit else None
 
 
 def read_beneath(base: Path, path: Path, limit: int = MAX_OWN_FILE) -> bytes | None:

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import FileAccessError, MsdError
 from . import handover, lock, manifest
-from .baseline import KnownFiles, resolve_adopt, vouched
 from .claims import refuse_claimed, spare_others
 from .confine import escaping_link, read_plain, show
 from .context import Context
@@ -27,16 +28,18 @@ from .guard import Guard
 from .interrupts import atomic, deferred
 from .journal import Journal
 from .manifestcheck import JOURNAL_DIR, manifest_name
-from .migrate import migrate
-from .migration import Migration, widened
 from .plan import Bounds, Plan
-from .reapply import resolve_reapply
-from .recovery import recover
 from .registry import Registry
 from .report import Result
-from .resolve import resolve_install
 from .steps import Write, execute
 from .uninstall import resolve_uninstall
+
+if TYPE_CHECKING:
+    from .baseline import KnownFiles
+    from .migration import Migration
+
+# Each verb imports what only it needs (an uninstall plans, merges and migrates nothing:
+# tests/cli/test_cli_imports.py); recovery is imported only when a journal is there.
 
 Fault = Callable[[int], None]
 FOREIGN = (
@@ -61,6 +64,10 @@ def install(
     a dry run reports them and resolves the rest against the tree as it is. ``shipped``:
     what msd released for this runtime (``released.known``), the only bases of a saved
     edit a foreign manifest's pristine store may give."""
+    from .migrate import migrate
+    from .migration import widened
+    from .resolve import resolve_install
+
     result = Result("install", plan.runtime, plan.scope, plan.root, dry_run)
     result.notes.extend(plan.notes)
     registry = Registry(ctx.manifest_registry())
@@ -108,6 +115,10 @@ def _install(
     migrations: Sequence[Migration],
     shipped: Callable[[], KnownFiles],
 ) -> Result:
+    from .migrate import migrate
+    from .migration import widened
+    from .resolve import resolve_install
+
     name = manifest_name(plan.namespace)
     bounds = widened(plan.bounds, plan.root, migrations)
     project = ctx.cwd if ctx.is_local else None
@@ -147,6 +158,9 @@ def adopt(
 ) -> Result:
     """``--adopt``: a new manifest for ``plan.root`` from a baseline scan (``baseline``); a
     damaged manifest is set aside, a valid one left alone. ``known``: released (path, hash)."""
+    from .baseline import resolve_adopt, vouched
+    from .migration import widened
+
     result = Result("adopt", plan.runtime, plan.scope, plan.root, dry_run)
     registry = Registry(ctx.manifest_registry())
     bounds = widened(plan.bounds, plan.root, migrations)
@@ -277,6 +291,8 @@ def reapply(
 ) -> Result:
     """Merge the patch sets saved in ``root`` into msd's files (``reapply``); ``done``: and
     remove the sets that are merged. One transaction under the lock, like an install."""
+    from .reapply import resolve_reapply
+
     result = Result("reapply", runtime, ctx.scope, root, dry_run)
     registry = Registry(ctx.manifest_registry())
     if not root.is_dir():
@@ -401,6 +417,10 @@ def _recover(
     locked: bool = False,
     lock_timeout: float = 30.0,
 ) -> None:
+    if not os.path.lexists(root / JOURNAL_DIR):  # as ``recover`` checks first: none to undo
+        return
+    from .recovery import recover
+
     fence = ctx.cwd if ctx.is_local else None
     note = recover(root, bounds, registry, fence=fence, locked=locked, lock_timeout=lock_timeout)
     if note:

@@ -22,10 +22,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import ConfigFileError, MsdError
+from ..errors import ConcurrentChangeError, ConfigFileError, MsdError
 from . import owners
 from .confine import real_target
-from .dirfd import Dir, Dirs, Spot, lstat_at, open_dir_at, read_at
+from .dirfd import DIR_FD, Dir, Dirs, Spot, lstat_at, open_dir_at, read_at
 from .inplace import write_in_place
 from .interrupts import atomically
 
@@ -174,6 +174,29 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+class Known:
+    """A file as resolution read and hashed it: its bytes, their hash, and the identity of
+    the file they were read from (device, inode, size, modification and change times, from
+    the descriptor they were read through). A removal checks the file is still that one
+    (``remove_at``), so that the file is read and hashed once per run: a write, a chmod or a
+    replacement since changes the inode or a time, and the run stops instead of removing it.
+    The bytes are what a rollback writes back once the journal holding the file is gone."""
+
+    __slots__ = ("_id", "content", "sha256")
+
+    def __init__(self, content: bytes, sha256: str, st: os.stat_result) -> None:
+        self.content = content
+        self.sha256 = sha256
+        self._id = _identity(st)
+
+    def matches(self, st: os.stat_result) -> bool:
+        return _identity(st) == self._id
+
+
+def _identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
 class InjectedFaultError(RuntimeError):
     """Raised by a test's fault hook to simulate a crash after the k-th write."""
 
@@ -194,6 +217,7 @@ class Transaction:
         self._fault = fault
         self._unsynced: list[Spot] = []  # payload files written without an fsync (flush)
         self.dirs = Dirs()
+        self._aside: tuple[Journal, Dir | None] | None = None  # the journal's folder, open
         self.mutations = 0
         # the run's intent journal (installer/journal.py): told of each change before it
         self.journal: Journal | None = None
@@ -218,11 +242,14 @@ class Transaction:
         if self._fault is not None:
             self._fault(self.mutations)
 
+    def _key(self, spot: Spot) -> tuple[int, int, str] | str:
+        if spot.fd is None:
+            return spot.name
+        st = os.fstat(spot.fd)
+        return (st.st_dev, st.st_ino, spot.name)
+
     def _remember(self, spot: Spot, in_place: bool = False, *, gone: bool = False) -> None:
-        key: tuple[int, int, str] | str = spot.name
-        if spot.fd is not None:
-            st = os.fstat(spot.fd)
-            key = (st.st_dev, st.st_ino, spot.name)
+        key = self._key(spot)
         if key in self._seen:
             return
         self._seen.add(key)
@@ -296,10 +323,80 @@ class Transaction:
         self.remove_at(self.dirs.by_path(path))
 
     @atomically
-    def remove_at(self, spot: Spot) -> None:
+    def remove_at(
+        self, spot: Spot, known: Known | None = None, now: os.stat_result | None = None
+    ) -> None:
+        """Remove the file at ``spot`` (``now``: its ``lstat``, if the caller has it).
+        ``known``: how resolution read it; if it is no longer that file, the run stops
+        (``ConcurrentChangeError``) and nothing of it is removed. Under a journal a plain
+        file is moved into it (``_move_aside``), else copied there."""
+        if known is not None and now is None:
+            now = lstat_at(spot)
+        if known is not None and (now is None or not known.matches(now)):
+            raise ConcurrentChangeError(
+                "changed by another program while msd-install was removing it",
+                path=spot.path,
+                hint="every change of this run was rolled back; run msd-install again",
+            )
+        if self.journal is not None and self._move_aside(spot, known, now):
+            return
         self._remember(spot, gone=True)
         self._tick()
         os.unlink(spot.name, dir_fd=spot.fd)
+
+    def _move_aside(
+        self, spot: Spot, known: Known | None, now: os.stat_result | None = None
+    ) -> bool:
+        """A removal as one rename of the file into the run's journal, where it is its own
+        backup: no copy, no hard link and second unlink, and (with ``known``) no second
+        read or hash. The journal's line comes first, then the rename; a run killed between
+        the two left the file in place (recovery: nothing to put back), one killed after it
+        left it in the journal (recovery moves its bytes back). False, with nothing done but
+        that line, where a rename cannot serve: a file this run already changed (its first
+        undo restores it), one with other hard links (the backup must not change with them),
+        or a journal on another file system; the caller copies it instead."""
+        journal = self.journal
+        assert journal is not None
+        key = self._key(spot)
+        if key in self._seen:
+            return False
+        now = now if now is not None else lstat_at(spot)
+        if now is None or not stat.S_ISREG(now.st_mode) or now.st_nlink != 1:
+            return False
+        if known is not None:
+            content, digest = known.content, known.sha256
+        else:
+            read = read_at(spot, now.st_size + (1 << 20))
+            if read is None:
+                raise ConfigFileError("changed while msd-install was reading it", path=spot.path)
+            content, digest = read, sha256_bytes(read)
+        name = journal.moving(spot, now, digest)
+        aside = self._journal_dir(journal)
+        self._tick()
+        kept = (content, now.st_mode & 0o7777, _ids(now))
+        # the undo first: a Ctrl-C right after the rename must still find it
+        self._undo.append(functools.partial(_move_back, aside, journal.dir / name, spot, kept))
+        try:
+            if aside is None:
+                os.rename(spot.name, journal.dir / name)  # noqa: PTH104 - as the line below
+            else:
+                os.rename(spot.name, name, src_dir_fd=spot.fd, dst_dir_fd=aside.fd)
+        except OSError:  # another file system, or a rename refused: copied instead
+            self._undo.pop()
+            return False
+        self._seen.add(key)
+        self._tick()  # a kill point after the rename, before the next line
+        return True
+
+    def _journal_dir(self, journal: Journal) -> Dir | None:
+        """The journal's folder, opened once per journal (None: no descriptors here)."""
+        if self._aside is None or self._aside[0] is not journal:
+            aside = None
+            if DIR_FD:
+                flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+                aside = self.dirs.keep(os.open(journal.dir, flags | getattr(os, "O_CLOEXEC", 0)))
+            self._aside = (journal, aside)
+        return self._aside[1]
 
     def makedirs(self, path: Path) -> list[Path]:
         """Create ``path`` and missing parents; returns the directories it created."""
@@ -455,6 +552,33 @@ def _give_dir(spot: Spot, want: tuple[int, int]) -> None:
         owners.give(fd, want, spot.path)
     finally:
         os.close(fd)
+
+
+def _move_back(
+    aside: Dir | None,
+    path: Path,
+    spot: Spot,
+    kept: tuple[bytes, int, tuple[int, int] | None],
+) -> None:
+    """Undo of a removal by ``_move_aside``: the file moved back under its name (replacing
+    what another program may have put there since, as the undo of a write does). Not in the
+    journal: if something is under the name, the rename never happened (interrupted right
+    before it) and the file is still there; if nothing is, the journal is gone (a failure
+    after it finished: removing the root, the registry) and the bytes are written back, as
+    a removal's undo always did."""
+    try:
+        if aside is None:
+            os.replace(path, spot.name)
+        else:
+            os.replace(path.name, spot.name, src_dir_fd=aside.fd, dst_dir_fd=spot.fd)
+        return
+    except FileNotFoundError:
+        if os.path.lexists(path):  # the way back is missing, not the file: not ours to guess
+            raise
+    if lstat_at(spot) is not None:
+        return
+    content, mode, ids = kept
+    write_at(spot, content, mode, owner=ids)
 
 
 def _rmdir_quiet(spot: Spot) -> None:

@@ -8,6 +8,8 @@ before the file is touched). Each line says how to undo one change:
 
 * ``{"op": "file", "path": P, "was": "absent"}``: remove what is at P;
 * ``{"op": "file", "path": P, "was": "file", "backup": "3.bak", "mode": 420, "sha256": H}``;
+  with ``"moved": true`` the backup is the file itself, renamed into the journal by a removal
+  right after the line is written: absent if the run died before the rename;
 * ``{"op": "file", "path": P, "was": "link", "target": T}``: the symlink again;
 * ``{"op": "mkdir", "path": P}`` (remove if empty) and ``{"op": "rmdir", "path": P,
   "mode": M}`` (make again).
@@ -27,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .dirfd import Spot
+from .dirfd import DIR_FD, Spot
 from .fs import fsync_dir
 from .interrupts import atomically
 from .manifestcheck import JOURNAL_DIR, rel_of
@@ -98,6 +100,21 @@ class Journal:
                 return
         self._append(entry)
 
+    def moving(self, spot: Spot, was: os.stat_result, digest: str) -> str:
+        """Before a removal that renames the file at ``spot`` into the journal
+        (``Transaction._move_aside``): its line, naming the backup it is about to become.
+        Until the rename is made that backup is absent, and recovery leaves the file where it
+        is; once made, the backup is the file itself (its bytes whatever it held then)."""
+        self._open()
+        self._count += 1
+        name = f"{self._count}.bak"
+        entry: dict[str, Any] = {"op": "file", "path": self._rel(spot), "was": "file"}
+        entry.update(backup=name, mode=was.st_mode & 0o7777, sha256=digest, moved=True)
+        # not synced, like a linked backup's line (``file``): a removal only takes msd's own
+        # files (hash-checked) or a backup already put back
+        self._append(entry, durable=False)
+        return name
+
     def _keep(self, spot: Spot, name: str, content: bytes, link: bool) -> bool:
         """The previous bytes under ``name``: a hard link where the file is about to be
         removed (no copy; its only other name is going), else a copy. True if linked."""
@@ -161,12 +178,29 @@ def discard(directory: Path) -> None:
     run's, which the next run only removes: a kill halfway leaves no journal whose lines
     name backups already gone), then its other plain files, then itself (never through a
     link)."""
-    with contextlib.suppress(FileNotFoundError):
-        with os.scandir(directory) as entries:
+    if not DIR_FD:  # pragma: no cover - Windows: names are full paths
+        with contextlib.suppress(FileNotFoundError):
+            with os.scandir(directory) as entries:
+                names = sorted((e.name for e in entries), key=lambda n: n != INTENT)
+            for name in names:
+                with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+                    (directory / name).unlink()
+            directory.rmdir()
+        return
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(directory, flags | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return
+    try:
+        with os.scandir(fd) as entries:
             names = sorted((e.name for e in entries), key=lambda n: n != INTENT)
         for name in names:
             with contextlib.suppress(FileNotFoundError, IsADirectoryError):
-                (directory / name).unlink()
+                os.unlink(name, dir_fd=fd)
+    finally:
+        os.close(fd)
+    with contextlib.suppress(FileNotFoundError):
         directory.rmdir()
 
 

@@ -168,7 +168,9 @@ class Manifest:
         return rel_of(self.root, path)
 
     def abs(self, rel: str) -> Path:
-        return Path(os.path.normpath(self.root / rel))
+        # one path parse, not two (``root / rel`` then the normalised text): a run asks this
+        # for every file it lists
+        return Path(os.path.normpath(os.path.join(self.root, rel)))  # noqa: PTH118
 
     def original_config_for(self, file: Path) -> ConfigRecord | None:
         """The config record of ``file`` as the foreign manifest came (see ``original``)."""
@@ -299,10 +301,15 @@ def load(
     Raises ``ManifestError`` on the first problem, before anything has been changed.
     ``name``: MSD Core's manifest or a pack's.
     """
-    manifest = validated(root, bounds, name)
-    if manifest is None:
+    found = _validated(root, bounds, name)
+    if found is None:
         return None
-    if registry is not None and registry.digest(root, name) == manifest.digest():
+    manifest, raw = found
+    recorded = None if registry is None else registry.digest(root, name)
+    # the bytes msd-install wrote, as they are, hash to the record without being dumped again
+    if recorded is not None and (
+        hashlib.sha256(raw).hexdigest() == recorded or manifest.digest() == recorded
+    ):
         return manifest
     link = manifest.escaping_link()
     if link is not None:
@@ -315,6 +322,14 @@ def validated(
     root: Path, bounds: Callable[[], Bounds], name: str = MANIFEST_NAME
 ) -> Manifest | None:
     """The manifest of ``root`` as it is on disk, validated but not restricted."""
+    found = _validated(root, bounds, name)
+    return None if found is None else found[0]
+
+
+def _validated(
+    root: Path, bounds: Callable[[], Bounds], name: str
+) -> tuple[Manifest, bytes] | None:
+    """``validated``, with the bytes it was read from."""
     path = root / name
     raw = _read(path)
     if raw is None:
@@ -339,7 +354,7 @@ def validated(
         migrations=list(doc.get("migrations", [])),
         patches=list(doc.get("patches", [])),
     )
-    return manifest
+    return manifest, raw
 
 
 def _refused(path: Path, problem: str) -> ManifestError:

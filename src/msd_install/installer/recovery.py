@@ -206,6 +206,8 @@ def _problem(doc: dict[str, Any], root: Path, allowed: dict[str, str]) -> str | 
         return "a backup name that is not <n>.bak"
     if not (isinstance(digest, str) and len(digest) == 64 and set(digest) <= _SHA256):
         return "a backup without its sha256"
+    if doc.get("moved", False) not in (True, False):
+        return "a backup neither moved nor copied"
     return None
 
 
@@ -213,8 +215,23 @@ def _mode(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 0o7777
 
 
-def _backup(where: Path, line: dict[str, Any]) -> bytes:
+def _backup(where: Path, line: dict[str, Any]) -> bytes | None:
+    """The bytes to put back (checked against the line's hash), or None for a file a removal
+    was about to move into the journal when the run died: the rename never happened, so the
+    file is still where it was (``journal.moving``). A moved file is its own backup, holding
+    whatever it held when it was moved: its bytes are put back as they are."""
     path = where / line["backup"]
+    if line.get("moved") is True:
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            return None
+        data = (
+            read_at(Spot(None, str(path), path), MAX_OWN_FILE) if stat.S_ISREG(st.st_mode) else None
+        )
+        if data is None:
+            raise _refused(path, f"is not a plain file of at most {MAX_OWN_FILE} bytes")
+        return data
     data = read_at(Spot(None, str(path), path), MAX_OWN_FILE)
     if data is None or hashlib.sha256(data).hexdigest() != line["sha256"]:
         raise _refused(path, "is missing, not a plain file, or not the bytes the journal names")
@@ -224,7 +241,7 @@ def _backup(where: Path, line: dict[str, Any]) -> bytes:
 def _undo(
     root: Path,
     found: Found,
-    backups: dict[Path, bytes],
+    backups: dict[Path, bytes | None],
     bounds: Bounds,
     registry: Registry,
     trusted: bool,
@@ -290,7 +307,8 @@ def _put_back(spot: Spot, entry: Entry, content: bytes | None, pid: int) -> None
     if now is not None and stat.S_ISDIR(now.st_mode):
         return  # never msd's to remove: a run only writes files
     if was == "file":
-        assert content is not None
+        if content is None:  # a move into the journal that never happened: still in place
+            return
         write_at(spot, content, entry.line["mode"])
     elif now is not None:
         os.unlink(spot.name, dir_fd=spot.fd)

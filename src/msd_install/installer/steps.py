@@ -13,7 +13,7 @@ from pathlib import Path
 from ..errors import ConcurrentChangeError
 from . import owners
 from .dirfd import Spot, lstat_at, read_at
-from .fs import Transaction
+from .fs import Known, Transaction
 from .guard import Guard
 
 
@@ -49,6 +49,9 @@ class Write:
 @dataclass(frozen=True)
 class Remove:
     path: Path
+    # the file as resolution read and hashed it: removed only while it is still that file,
+    # and not read or hashed again (``Transaction.remove_at``)
+    known: Known | None = None
 
 
 @dataclass(frozen=True)
@@ -100,8 +103,9 @@ def execute(steps: list[Step], tx: Transaction, guard: Guard | None = None) -> l
                 spot, step.content, step.mode, in_place=step.in_place, sync=not step.payload
             )
         elif isinstance(step, Remove):
-            if lstat_at(spot) is not None:
-                tx.remove_at(spot)
+            now = lstat_at(spot)
+            if now is not None:
+                tx.remove_at(spot, step.known, now)
         elif isinstance(step, Symlink):
             tx.symlink_at(spot, step.target)
         elif not tx.rmdir_at(spot) and lstat_at(spot) is not None:

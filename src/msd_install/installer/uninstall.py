@@ -15,14 +15,12 @@ from pathlib import Path
 from . import bytecode
 from .configdoc import fmt_of
 from .configedit import check_writable, invert, open_doc, refused
-from .confine import inside, is_regular_file, read_plain, real_target
-from .fs import read_file, sha256_bytes
+from .confine import inside, is_regular_file, read_plain, read_plain_stat, real_target
+from .fs import Known, read_file, sha256_bytes
 from .manifest import FOREIGN_CONFIG, Manifest
-from .manifestcheck import BACKUPS_DIR
-from .patches import kept as kept_patches
+from .manifestcheck import BACKUPS_DIR, PATCHES_DIR
 from .pristine import STORE_NAME
 from .report import Result
-from .resolve import restore_steps
 from .steps import Remove, RemoveDirIfEmpty, Step, Write
 
 
@@ -62,11 +60,16 @@ def resolve_uninstall(manifest: Manifest, result: Result, fence: Path | None = N
         else:
             result.add("identical", path)
     backups = {b["path"]: b for b in manifest.backups}
+    if backups:  # only then: resolve imports the whole install side
+        from .resolve import restore_steps
     restored: set[str] = set()
+    paths = []
     for rel, file in sorted(manifest.files.items()):
         path = manifest.abs(rel)
-        current = read_plain(path)
-        ours = current is not None and sha256_bytes(current) == file["sha256"]
+        paths.append(path)
+        got = read_plain_stat(path)
+        current = None if got is None else got[0]
+        ours = got is not None and sha256_bytes(got[0]) == file["sha256"]
         if current is None and os.path.lexists(path):  # a link, a FIFO...: never msd's
             result.add("skip", path, "not a plain file (yours): kept")
         elif current is not None and not ours:
@@ -77,17 +80,21 @@ def resolve_uninstall(manifest: Manifest, result: Result, fence: Path | None = N
             steps.extend(restore)
             restored.add(backups[rel].get("backup", ""))
             result.add("restore", path)
-        elif ours:
-            steps.append(Remove(path))
+        elif ours and got is not None:  # read and hashed once: the removal checks it is
+            steps.append(Remove(path, Known(got[0], file["sha256"], got[1])))  # still it
             result.add("remove", path)
     for rel in manifest.state:
         path = manifest.abs(rel)
         if is_regular_file(path):
             steps.append(Remove(path))
             result.add("remove", path, "written by msd at run time")
-    steps.extend(_bytecode_caches(manifest, result))
-    for path, why in kept_patches(manifest.root):
-        result.add("skip", path, why)
+    # Python's caches of the ``.py`` files we installed are ours too (installer/bytecode.py)
+    steps.extend(bytecode.removal(paths, result))
+    if os.path.lexists(manifest.root / PATCHES_DIR):  # only then: patches imports the merge
+        from .patches import kept as kept_patches
+
+        for path, why in kept_patches(manifest.root):
+            result.add("skip", path, why)
     for path in _left_backups(manifest.root, restored):
         result.add("skip", path, "yours, kept aside by an earlier --force: not put back, kept")
     store = manifest.root / STORE_NAME
@@ -103,11 +110,6 @@ def resolve_uninstall(manifest: Manifest, result: Result, fence: Path | None = N
         if path != root and not root.is_relative_to(path):  # root and above: after the lock
             steps.append(RemoveDirIfEmpty(path))
     return steps
-
-
-def _bytecode_caches(manifest: Manifest, result: Result) -> list[Step]:
-    """Python's caches of the ``.py`` files we installed are ours too (installer/bytecode.py)."""
-    return bytecode.removal((manifest.abs(rel) for rel in sorted(manifest.files)), result)
 
 
 def _left_backups(root: Path, restored: set[str]) -> list[Path]:

@@ -21,12 +21,12 @@ from pathlib import Path
 
 from ..installer.claims import refuse_claimed
 from ..installer.context import Context
-from ..installer.plan import MEMBER, Bounds, ConfigEntry, FileOp, Plan
+from ..installer.plan import MEMBER, ConfigEntry, FileOp, Plan
 from ..payload import Payload, Skill
-from ..payload import load as load_core
 from ..payload.pack import load_pack
 from ._base import Adapter, rewrite, root_ref
 from .adapters import ADAPTERS
+from .bounds import core_bounds
 from .convert import CLAUDE_ONLY_TOOLS
 
 # the Claude Code tool names a pack may use in ``tools:``, ``allowed-tools:`` and hook matchers
@@ -87,6 +87,7 @@ def pack_plan(adapter: Adapter, ctx: Context, pack: Payload) -> Plan:
         dirs=(),
         state_files=(),
         notes=tuple(notes),
+        # MSD Core's config files are a pack's bounds too: it adds to them, never to others
         config_names=(*plan.config_names, *core_bounds(adapter, ctx).config_files),
         namespace=pack.namespace,
     )
@@ -98,12 +99,6 @@ def refuse_claims(adapters: list[Adapter], ctx: Context, pack: Payload) -> None:
     (the engine checks its own root again, under the lock)."""
     for adapter in adapters:
         refuse_claimed(pack_plan(adapter, ctx, pack))
-
-
-def core_bounds(adapter: Adapter, ctx: Context) -> Bounds:
-    """The config and state files the adapter names for MSD Core in this root: the bounds
-    of a pack's manifest too (a pack adds to the same config files, never to others)."""
-    return adapter.plan(ctx, load_core()).bounds()
 
 
 def _entry_is_packs(entry: ConfigEntry, files: dict[Path, FileOp], root: Path, pack: str) -> bool:
