@@ -70,13 +70,23 @@ def resolve_install(
     # Resolution only reads: an unparsable config file stops the run before any step runs.
     # the pristine store is MSD Core's (--reapply is MSD Core's); a pack keeps none
     core = not plan.namespace
-    store = root_store(res, plan.root) if old is not None and core else None
+    # the store file as it is (compressed): inflated only when a base is needed, or when the
+    # manifest's records cannot show that it already holds what this run installs
+    stored = (
+        res.read(plan.root, plan.root / pristine.STORE_NAME) if old is not None and core else None
+    )
     foreign = old is not None and not old.trusted
     version = old.installer_version if old else ""
     saver = Saver(plan.root, plan.runtime, plan.scope, version, foreign=foreign)
-    bases = pristine.blobs(store)
-    for op in plan.files:
-        _resolve_file(op, ctx, old, new, res, result, (saver, bases, shipped))
+    bases = _Bases(stored)
+    digests = [sha256_bytes(op.content) for op in plan.files]  # each content hashed once
+    # no store yet (a first install): compress all of it in a thread while the files are
+    # resolved (zlib lets go of the GIL); used if every file is installed, as is usual
+    early = None
+    if core and stored is None:
+        early = _Compress(dict(zip(digests, (op.content for op in plan.files), strict=True)))
+    for op, want_sha in zip(plan.files, digests, strict=True):
+        _resolve_file(op, want_sha, ctx, old, new, res, result, (saver, bases, shipped))
     if old is not None and old.trusted:  # the sets still there stay vouched for
         new.patches = [
             p for p in old.patches if os.path.lexists(plan.root / PATCHES_DIR / p["set"])
@@ -87,8 +97,8 @@ def resolve_install(
         res.ensure_parent(saver.directory / "_")
         res.steps.append(Write(saver.directory / "patch.json", saver.metadata(), None))
         new.patches.append(saver.record())
-    if core:
-        _keep_pristine(plan, new, res, store)
+    store_at = len(res.steps)  # where the store's write goes, once compressed
+    job = _keep_pristine(plan, digests, old, new, stored, early) if core else None
     config_steps = resolve_config(plan, old, new, res, result)
     _remove_stale(plan, old, new, res, result)
     _drop_untracked_backups(new, result)
@@ -103,6 +113,10 @@ def resolve_install(
         rel = new.rel(directory)
         if rel not in new.dirs and rel.split("/")[0] != PATCHES_DIR:
             new.dirs.append(rel)  # not the patch sets' folders: yours, like the sets (kept)
+    if job is not None:
+        store = job.result()
+        res.steps.insert(store_at, Write(plan.root / pristine.STORE_NAME, store, 0o644))
+        new.pristine = sha256_bytes(store)
     # a foreign manifest is rewritten even when its (restricted) content is unchanged (the
     # user's registry then records it as theirs), unless it came exactly as this run would
     # write it: a teammate's committed install stays byte for byte, and becomes trusted
@@ -128,36 +142,90 @@ VERIFIED_DRY = (
 KEPT_PATCHED = "your edits, merged by --reapply: kept"
 
 
-def root_store(res: Resolution, root: Path) -> bytes | None:
-    """The pristine store of ``root`` as it is now (uncompressed), or None."""
-    return pristine.unpack(res.read(root, root / pristine.STORE_NAME))
+class _Bases:
+    """The blobs of the root's pristine store, inflated on first use (a base is needed only
+    to save a patch set, which an unchanged reinstall never does)."""
+
+    def __init__(self, stored: bytes | None) -> None:
+        self._stored = stored
+        self._blobs: dict[str, bytes] | None = None
+
+    def get(self, digest: str) -> bytes | None:
+        if self._blobs is None:
+            self._blobs = pristine.blobs(pristine.unpack(self._stored))
+        return self._blobs.get(digest)
 
 
-def _keep_pristine(plan: Plan, new: Manifest, res: Resolution, store: bytes | None) -> None:
+class _Compress:
+    """``pristine.compress(pristine.pack_digests(blobs))`` computed in a thread."""
+
+    def __init__(self, blobs: dict[str, bytes]) -> None:
+        import threading
+
+        self.blobs = blobs
+        self._out: bytes | BaseException = b""
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._out = pristine.compress(pristine.pack_digests(self.blobs))
+        except BaseException as exc:  # handed to the caller of ``result``
+            self._out = exc
+
+    def result(self) -> bytes:
+        self._thread.join()
+        if isinstance(self._out, BaseException):
+            raise self._out
+        return self._out
+
+
+def _keep_pristine(
+    plan: Plan,
+    digests: list[str],
+    old: Manifest | None,
+    new: Manifest,
+    stored: bytes | None,
+    early: _Compress | None,
+) -> _Compress | None:
     """Keep the bytes of every file this version installed, for the next upgrade's bases;
-    rewritten only when what it holds changes."""
-    kept = [
-        op.content
-        for op in plan.files
-        if (record := new.files.get(new.rel(op.path))) is not None
-        and record["sha256"] == sha256_bytes(op.content)
-    ]
-    packed = pristine.pack(kept)
-    path = new.root / pristine.STORE_NAME
-    if store is not None and store == packed:
-        current = res.read(new.root, path)
-        new.pristine = sha256_bytes(current) if current is not None else ""
-        return
-    data = pristine.compress(packed)
-    res.steps.append(Write(path, data, 0o644))
-    new.pristine = sha256_bytes(data)
+    rewritten only when what it holds changes. None: the store is current (``new.pristine``
+    set); else the compression of the new store, still to be written."""
+    kept: dict[str, bytes] = {}
+    for op, digest in zip(plan.files, digests, strict=True):
+        record = new.files.get(new.rel(op.path))
+        if record is not None and record["sha256"] == digest:
+            kept[digest] = op.content
+    if stored is not None and (
+        _proven_current(old, stored, kept) or pristine.unpack(stored) == pristine.pack_digests(kept)
+    ):
+        new.pristine = sha256_bytes(stored)
+        return None
+    if early is not None and early.blobs.keys() == kept.keys():
+        return early
+    return _Compress(kept)
 
 
-Patching = tuple[Saver, dict[str, bytes], Callable[[], KnownFiles]]
+def _proven_current(old: Manifest | None, stored: bytes, kept: dict[str, bytes]) -> bool:
+    """The store holds exactly ``kept``, shown without inflating it: this user's manifest
+    records its sha256 and the very files whose bytes ``kept`` holds, and the Adler-32 that
+    ends its zlib stream is that of the same store packed again (``pristine.holds``)."""
+    return (
+        old is not None
+        and old.trusted
+        and bool(old.pristine)
+        and {r["sha256"] for r in old.files.values()} == kept.keys()
+        and sha256_bytes(stored) == old.pristine
+        and pristine.holds(stored, kept)
+    )
+
+
+Patching = tuple[Saver, _Bases, Callable[[], KnownFiles]]
 
 
 def _resolve_file(
     op: FileOp,
+    want_sha: str,
     ctx: Context,
     old: Manifest | None,
     new: Manifest,
@@ -167,7 +235,6 @@ def _resolve_file(
 ) -> None:
     rel = new.rel(op.path)
     record = old.files.get(rel) if old else None
-    want_sha = sha256_bytes(op.content)
     link = res.blocked(new.root, op.path)
     if link is not None:
         result.add("conflict", op.path, link)
