@@ -65,6 +65,9 @@ class Dirs:
 
     def __init__(self) -> None:
         self._dirs: dict[tuple[int, int], Dir] = {}
+        # a parent reached through its path, by that path: a folder of many files is opened
+        # once (forgotten when a directory is removed: its path may then lead elsewhere)
+        self._paths: dict[Path, Dir] = {}
 
     def keep(self, fd: int) -> Dir:
         """Keep ``fd`` open for the run (or the one already kept for the same directory)."""
@@ -96,8 +99,14 @@ class Dirs:
         """``path``'s parent opened through the paths leading to it (links followed)."""
         if not DIR_FD:
             return Spot(None, str(path), path)
-        fd = os.open(path.parent, _DIR_FLAGS)
-        return Spot(self.keep(fd), path.name, path)
+        kept = self._paths.get(path.parent)
+        if kept is None:
+            kept = self._paths[path.parent] = self.keep(os.open(path.parent, _DIR_FLAGS))
+        return Spot(kept, path.name, path)
+
+    def forget_paths(self) -> None:
+        """A directory was removed: a path opened before may no longer lead to the same one."""
+        self._paths.clear()
 
     def beneath(self, root_fd: int | None, root: Path, path: Path) -> Spot:
         """``path`` (inside ``root``) as a spot whose directory was reached from ``root_fd``
@@ -114,6 +123,7 @@ class Dirs:
         return Spot(self.keep(fd), rel.name, path)
 
     def close(self) -> None:
+        self._paths.clear()
         kept, self._dirs = list(self._dirs.values()), {}
         for each in kept:
             with contextlib.suppress(OSError):

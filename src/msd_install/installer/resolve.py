@@ -15,6 +15,7 @@ of the next upgrade's patch sets.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -240,11 +241,16 @@ def _resolve_file(
         result.add("conflict", op.path, link)
         res.not_installed.add(op.path)
         return
-    if record is not None and record.get("adopted") and not op.path.is_symlink():
+    try:  # looked at once: what is there decides everything below
+        there: os.stat_result | None = os.lstat(op.path)
+    except (FileNotFoundError, NotADirectoryError):
+        there = None
+    is_link = there is not None and stat.S_ISLNK(there.st_mode)
+    if record is not None and record.get("adopted") and not is_link:
         current = res.read(new.root, op.path)
         if current is not None and sha256_bytes(current) != record["sha256"]:
             record = None  # it was always the user's file, and they have changed it since
-    if op.path.is_symlink():
+    if is_link:
         # Never write through a link in our place: it belongs to the user (dotfiles), even
         # where our file used to be. --force moves the link aside and puts it back later.
         if not ctx.force:
@@ -256,7 +262,7 @@ def _resolve_file(
         result.add("update", op.path)
         new.files[rel] = {"sha256": want_sha, "mode": op.mode}
         return
-    current = res.read(new.root, op.path)
+    current = res.read(new.root, op.path) if there is not None else None
     if current is None:
         res.ensure_parent(op.path)
         res.steps.append(Write(op.path, op.content, op.mode, payload=True))
@@ -264,7 +270,8 @@ def _resolve_file(
     elif (
         current == op.content
         and record is not None
-        and (_mode(op.path) == op.mode or record.get("adopted"))
+        and there is not None
+        and (there.st_mode & 0o7777 == op.mode or record.get("adopted"))
     ):
         result.add("identical", op.path)
         if record.get("adopted"):
