@@ -41,10 +41,12 @@ class Dir:
     """An open directory. Its descriptor is replaced when a rollback makes the directory
     again (a new inode), so that every undo recorded in it lands in the new one."""
 
-    __slots__ = ("fd",)
+    __slots__ = ("fd", "owner")
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
+        # its (uid, gid), looked up once by the first new entry made in it (``fs._for_new``)
+        self.owner: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,7 @@ class Dirs:
         self._dirs = {k: d for k, d in self._dirs.items() if d is not kept}
         st = os.fstat(fd)
         kept.fd = fd
+        kept.owner = None
         self._dirs[(st.st_dev, st.st_ino)] = kept
         with contextlib.suppress(OSError):
             os.close(old)

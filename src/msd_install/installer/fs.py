@@ -184,8 +184,13 @@ def _for_new(spot: Spot) -> tuple[int, int] | None:
     """The owner a new entry at ``spot`` gets: that of the directory it is made in."""
     if not owners.is_root():
         return None
-    parent = os.fstat(spot.fd) if spot.fd is not None else os.stat(Path(spot.name).parent)
-    return owners.for_new(parent)
+    if spot.dir is None:
+        parent = os.stat(Path(spot.name).parent)
+        return owners.for_new_ids(parent.st_uid, parent.st_gid)
+    if spot.dir.owner is None:  # a folder's owner stays what it was for the whole run
+        parent = os.fstat(spot.dir.fd)
+        spot.dir.owner = (parent.st_uid, parent.st_gid)
+    return owners.for_new_ids(*spot.dir.owner)
 
 
 def _sync_dir(spot: Spot) -> None:

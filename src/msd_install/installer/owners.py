@@ -34,11 +34,16 @@ def is_root() -> bool:
 def for_new(parent: os.stat_result) -> tuple[int, int] | None:
     """The (uid, gid) a new entry in the directory ``parent`` describes must get, or None
     when the system's default is right (not root, or the directory is root's own)."""
+    return for_new_ids(parent.st_uid, parent.st_gid)
+
+
+def for_new_ids(uid: int, gid: int) -> tuple[int, int] | None:
+    """``for_new`` of a directory owned by ``uid``:``gid``."""
     if not is_root():
         return None
-    if (parent.st_uid, parent.st_gid) == (os.geteuid(), os.getegid()):
+    if (uid, gid) == (os.geteuid(), os.getegid()):
         return None
-    return parent.st_uid, parent.st_gid
+    return uid, gid
 
 
 def give(fd: int, want: tuple[int, int] | None, path: Path) -> None:
