@@ -7,7 +7,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from msd_install.installer.journal import absent_line
+from msd_install.installer.journal import absent_line, mkdir_line
 
 TRAPS = [
     "a",
@@ -21,18 +21,23 @@ TRAPS = [
 TRAPS += ["\u2028\u2029", "\ud800", "emoji \U0001f600", " ", ""]
 
 
-def _expected(rel: str) -> bytes:
-    entry = {"op": "file", "path": rel, "was": "absent"}
+def _line(entry: dict[str, str]) -> bytes:
     return (json.dumps(entry, ensure_ascii=True, sort_keys=True) + "\n").encode()
+
+
+def _expected(rel: str) -> bytes:
+    return _line({"op": "file", "path": rel, "was": "absent"})
 
 
 def test_traps() -> None:
     for rel in TRAPS:
         assert absent_line(rel) == _expected(rel)
         assert json.loads(absent_line(rel)) == {"op": "file", "path": rel, "was": "absent"}
+        assert mkdir_line(rel) == _line({"op": "mkdir", "path": rel})
 
 
 @settings(max_examples=500, deadline=None)
 @given(st.text())
 def test_any_path(rel: str) -> None:
     assert absent_line(rel) == _expected(rel)
+    assert mkdir_line(rel) == _line({"op": "mkdir", "path": rel})

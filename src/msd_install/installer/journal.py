@@ -109,7 +109,7 @@ class Journal:
         return False
 
     def mkdir(self, spot: Spot) -> None:
-        self._append({"op": "mkdir", "path": self._rel(spot)}, durable=False)
+        self._write(mkdir_line(self._rel(spot)))  # not synced alone: see ``_append``
 
     def rmdir(self, spot: Spot, mode: int) -> None:
         # an emptied folder of msd's: losing this line to a power cut loses no byte of anyone's
@@ -161,6 +161,11 @@ def absent_line(rel: str) -> bytes:
     ``{"op": "file", "path": rel, "was": "absent"}``, without building and sorting a dict
     (``tests/installer/test_journal_lines.py`` holds the two equal)."""
     return b'{"op": "file", "path": %s, "was": "absent"}\n' % json.dumps(rel).encode()
+
+
+def mkdir_line(rel: str) -> bytes:
+    """``{"op": "mkdir", "path": rel}`` as ``_append`` writes it (tested like ``absent_line``)."""
+    return b'{"op": "mkdir", "path": %s}\n' % json.dumps(rel).encode()
 
 
 def discard(directory: Path) -> None:

@@ -108,12 +108,14 @@ def resolve_install(
             res.ensure_parent(directory / "_")
     new.state = [new.rel(p) for p in plan.state_files]
     res.steps.extend(config_steps)
+    listed = set(new.dirs)  # a set: a thousand commands' folders made this list quadratic
     for directory in sorted(res.planned_dirs):
         if directory == plan.root or plan.root.is_relative_to(directory):
             continue  # the root and above: created only in a dry run's imagination
         rel = new.rel(directory)
-        if rel not in new.dirs and rel.split("/")[0] != PATCHES_DIR:
+        if rel not in listed and rel.split("/")[0] != PATCHES_DIR:
             new.dirs.append(rel)  # not the patch sets' folders: yours, like the sets (kept)
+            listed.add(rel)
     if job is not None:
         store = job.result()
         res.steps.insert(store_at, Write(plan.root / pristine.STORE_NAME, store, 0o644))
