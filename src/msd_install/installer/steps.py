@@ -114,7 +114,7 @@ def preflight(steps: list[Step]) -> None:
     """Refuse, before the first change, a rewrite whose owner could not be kept."""
     for step in steps:
         if isinstance(step, Write):
-            owners.check_rewrite(step.path, in_place=step.in_place)
+            owners.check_rewrite(step.path, in_place=step.in_place, payload=step.payload)
 
 
 def _current(spot: Spot) -> bytes:
