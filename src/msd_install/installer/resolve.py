@@ -18,6 +18,7 @@ import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import bytecode, pristine
 from .baseline import KnownFiles
@@ -32,6 +33,9 @@ from .report import Result
 from .resolution import Resolution
 from .resolveconfig import resolve_config
 from .steps import Remove, Step, Symlink, Write
+
+if TYPE_CHECKING:
+    import threading
 
 
 def resolve_install(
@@ -80,14 +84,16 @@ def resolve_install(
     version = old.installer_version if old else ""
     saver = Saver(plan.root, plan.runtime, plan.scope, version, foreign=foreign)
     bases = _Bases(stored)
-    digests = [sha256_bytes(op.content) for op in plan.files]  # each content hashed once
-    # no store yet (a first install): compress all of it in a thread while the files are
-    # resolved (zlib lets go of the GIL); used if every file is installed, as is usual
-    early = None
-    if core and stored is None:
-        early = _Compress(dict(zip(digests, (op.content for op in plan.files), strict=True)))
-    for op, want_sha in zip(plan.files, digests, strict=True):
-        _resolve_file(op, want_sha, ctx, old, new, res, result, (saver, bases, shipped))
+    # each content hashed once, in a thread while the files are resolved (hashlib and zlib let
+    # go of the GIL); with no store yet (a first install) the thread then compresses all of
+    # it, used if every file is installed, as is usual. The records wait for their digest.
+    hashing = _Hashing([op.content for op in plan.files], store=core and stored is None)
+    for n, op in enumerate(plan.files):
+        _resolve_file(op, f"{_PENDING}{n}", ctx, old, new, res, result, (saver, bases, shipped))
+    digests = hashing.digests()
+    for record in new.files.values():
+        if record["sha256"].startswith(_PENDING):
+            record["sha256"] = digests[int(record["sha256"][len(_PENDING) :])]
     if old is not None and old.trusted:  # the sets still there stay vouched for
         new.patches = [
             p for p in old.patches if os.path.lexists(plan.root / PATCHES_DIR / p["set"])
@@ -99,7 +105,7 @@ def resolve_install(
         res.steps.append(Write(saver.directory / "patch.json", saver.metadata(), None))
         new.patches.append(saver.record())
     store_at = len(res.steps)  # where the store's write goes, once compressed
-    job = _keep_pristine(plan, digests, old, new, stored, early) if core else None
+    job = _keep_pristine(plan, digests, old, new, stored, hashing) if core else None
     config_steps = resolve_config(plan, old, new, res, result)
     _remove_stale(plan, old, new, res, result)
     _drop_untracked_backups(new, result)
@@ -159,16 +165,19 @@ class _Bases:
         return self._blobs.get(digest)
 
 
+# a new record's sha256 until the hashing thread has it: this, then the file's index in the
+# plan (never a manifest's sha256, which is 64 hex digits)
+_PENDING = "\0sha256 of "
+
+
 class _Compress:
-    """``pristine.compress(pristine.pack_digests(blobs))`` computed in a thread."""
+    """A store, ``pristine.compress(pristine.pack_digests(blobs))``, made in a thread (zlib
+    lets go of the GIL); ``result`` waits for it."""
 
     def __init__(self, blobs: dict[str, bytes]) -> None:
-        import threading
-
         self.blobs = blobs
         self._out: bytes | BaseException = b""
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
+        self._thread = _start(self._run)
 
     def _run(self) -> None:
         try:
@@ -183,13 +192,53 @@ class _Compress:
         return self._out
 
 
+class _Hashing(_Compress):
+    """Every content's sha256, in a thread while the files are resolved (hashlib lets go of
+    the GIL); with ``store`` (a first install), then the store of all of them (``result``)."""
+
+    def __init__(self, contents: list[bytes], *, store: bool) -> None:
+        import threading
+
+        self.contents = contents
+        self.store = store
+        self._digests: list[str] = []
+        self._hashed = threading.Event()
+        super().__init__({})
+
+    def _run(self) -> None:
+        try:
+            self._digests = [sha256_bytes(c) for c in self.contents]
+            self.blobs = dict(zip(self._digests, self.contents, strict=True))
+        except BaseException as exc:  # handed to the caller of ``digests``
+            self._out = exc
+            return
+        finally:
+            self._hashed.set()
+        if self.store:
+            super()._run()
+
+    def digests(self) -> list[str]:
+        self._hashed.wait()
+        if isinstance(self._out, BaseException):
+            raise self._out
+        return self._digests
+
+
+def _start(run: Callable[[], None]) -> threading.Thread:
+    import threading
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
 def _keep_pristine(
     plan: Plan,
     digests: list[str],
     old: Manifest | None,
     new: Manifest,
     stored: bytes | None,
-    early: _Compress | None,
+    hashing: _Hashing,
 ) -> _Compress | None:
     """Keep the bytes of every file this version installed, for the next upgrade's bases;
     rewritten only when what it holds changes. None: the store is current (``new.pristine``
@@ -204,8 +253,8 @@ def _keep_pristine(
     ):
         new.pristine = sha256_bytes(stored)
         return None
-    if early is not None and early.blobs.keys() == kept.keys():
-        return early
+    if hashing.store and hashing.blobs.keys() == kept.keys():
+        return hashing
     return _Compress(kept)
 
 
@@ -286,7 +335,7 @@ def _resolve_file(
         res.steps.append(Write(op.path, op.content, op.mode, payload=True))
         result.add("update", op.path)
     elif record is not None and record.get("patched") == sha256_bytes(current):
-        if want_sha == record["sha256"]:
+        if sha256_bytes(op.content) == record["sha256"]:
             # the user's edits, merged by --reapply into this very version: theirs now (only
             # under a manifest of theirs: ``Manifest.restrict`` drops a foreign ``patched``)
             result.add("skip", op.path, KEPT_PATCHED)
