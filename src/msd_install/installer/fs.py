@@ -4,8 +4,10 @@ Every byte msd-install puts on disk goes through ``Transaction``. Before touchin
 keeps what was there (bytes, mode and owner, or absence); ``rollback`` restores all of it in
 reverse order, so any exception or Ctrl-C leaves the exact prior tree. A write is temp file
 in the same directory + fsync + rename (+ fsync of the directory), keeping the mode, owner
-and group of a file it replaces (``owners``); a user's config file with other hard links is
-rewritten in place instead (``inplace``), so that every name keeps seeing the same bytes.
+and group of a file it replaces (``owners``); a new file of msd's payload, which need not be
+durable at once, is created at its name instead (``_write_at``); a user's config file with
+other hard links is rewritten in place instead (``inplace``), so that every name keeps seeing
+the same bytes.
 Every change and its undo is made relative to a directory descriptor (``dirfd``). A
 symlinked config file (dotfile managers) is written through by ``write``, never by
 ``write_at``, which replaces whatever name it is given.
@@ -126,8 +128,11 @@ def _write_at(
     name = spot.name
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     if st is None and not durable:
-        _create_at(spot, content, mode, owner, flags)
-        return
+        try:
+            _create_at(spot, content, mode, owner, flags)
+            return
+        except FileExistsError:  # made by someone else since the lstat: replaced, as before
+            pass
     head, _, leaf = name.rpartition(os.sep) if spot.fd is None else ("", "", name)
     tmp = f"{head}{os.sep if head else ''}.{leaf}.msd-tmp.{os.getpid()}.{os.urandom(4).hex()}"
     fd = -1
