@@ -41,10 +41,12 @@ class Dir:
     """An open directory. Its descriptor is replaced when a rollback makes the directory
     again (a new inode), so that every undo recorded in it lands in the new one."""
 
-    __slots__ = ("fd",)
+    __slots__ = ("fd", "owner")
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
+        # its (uid, gid), looked up once by the first new entry made in it (``fs._for_new``)
+        self.owner: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,9 @@ class Dirs:
 
     def __init__(self) -> None:
         self._dirs: dict[tuple[int, int], Dir] = {}
+        # a parent reached through its path, by that path: a folder of many files is opened
+        # once (forgotten when a directory is removed: its path may then lead elsewhere)
+        self._paths: dict[Path, Dir] = {}
 
     def keep(self, fd: int) -> Dir:
         """Keep ``fd`` open for the run (or the one already kept for the same directory)."""
@@ -88,6 +93,7 @@ class Dirs:
         self._dirs = {k: d for k, d in self._dirs.items() if d is not kept}
         st = os.fstat(fd)
         kept.fd = fd
+        kept.owner = None
         self._dirs[(st.st_dev, st.st_ino)] = kept
         with contextlib.suppress(OSError):
             os.close(old)
@@ -96,8 +102,14 @@ class Dirs:
         """``path``'s parent opened through the paths leading to it (links followed)."""
         if not DIR_FD:
             return Spot(None, str(path), path)
-        fd = os.open(path.parent, _DIR_FLAGS)
-        return Spot(self.keep(fd), path.name, path)
+        kept = self._paths.get(path.parent)
+        if kept is None:
+            kept = self._paths[path.parent] = self.keep(os.open(path.parent, _DIR_FLAGS))
+        return Spot(kept, path.name, path)
+
+    def forget_paths(self) -> None:
+        """A directory was removed: a path opened before may no longer lead to the same one."""
+        self._paths.clear()
 
     def beneath(self, root_fd: int | None, root: Path, path: Path) -> Spot:
         """``path`` (inside ``root``) as a spot whose directory was reached from ``root_fd``
@@ -114,6 +126,7 @@ class Dirs:
         return Spot(self.keep(fd), rel.name, path)
 
     def close(self) -> None:
+        self._paths.clear()
         kept, self._dirs = list(self._dirs.values()), {}
         for each in kept:
             with contextlib.suppress(OSError):

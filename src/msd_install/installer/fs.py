@@ -4,8 +4,10 @@ Every byte msd-install puts on disk goes through ``Transaction``. Before touchin
 keeps what was there (bytes, mode and owner, or absence); ``rollback`` restores all of it in
 reverse order, so any exception or Ctrl-C leaves the exact prior tree. A write is temp file
 in the same directory + fsync + rename (+ fsync of the directory), keeping the mode, owner
-and group of a file it replaces (``owners``); a user's config file with other hard links is
-rewritten in place instead (``inplace``), so that every name keeps seeing the same bytes.
+and group of a file it replaces (``owners``); a new file of msd's payload, which need not be
+durable at once, is created at its name instead (``_write_at``); a user's config file with
+other hard links is rewritten in place instead (``inplace``), so that every name keeps seeing
+the same bytes.
 Every change and its undo is made relative to a directory descriptor (``dirfd``). A
 symlinked config file (dotfile managers) is written through by ``write``, never by
 ``write_at``, which replaces whatever name it is given.
@@ -99,7 +101,23 @@ def write_at(
     ``owner`` None keeps its owner and group (a new file: ``owners.for_new``). With
     ``in_place`` (a user's config file), a plain file with other hard links is rewritten in
     place instead (``inplace``: why, and what it costs)."""
-    st = lstat_at(spot)
+    _write_at(spot, content, mode, lstat_at(spot), durable=durable, owner=owner, in_place=in_place)
+
+
+def _write_at(
+    spot: Spot,
+    content: bytes,
+    mode: int | None,
+    st: os.stat_result | None,
+    *,
+    durable: bool = True,
+    owner: tuple[int, int] | None = None,
+    in_place: bool = False,
+) -> None:
+    """``write_at``, given what ``lstat_at(spot)`` just returned (``st``). A new file that
+    need not be durable (msd's payload) is created at its name at once (``O_EXCL``, never
+    through a link): no temp file to rename, and nothing of anyone's to replace atomically;
+    a run killed while writing it leaves what the journal's ``absent`` line removes."""
     plain = st is not None and stat.S_ISREG(st.st_mode)
     if in_place and plain and st is not None and st.st_nlink > 1:
         write_in_place(spot, content, mode)
@@ -109,9 +127,15 @@ def write_at(
     if owner is None:
         owner = (st.st_uid, st.st_gid) if plain and st is not None else _for_new(spot)
     name = spot.name
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    if st is None and not durable:
+        try:
+            _create_at(spot, content, mode, owner, flags)
+            return
+        except FileExistsError:  # made by someone else since the lstat: replaced, as before
+            pass
     head, _, leaf = name.rpartition(os.sep) if spot.fd is None else ("", "", name)
     tmp = f"{head}{os.sep if head else ''}.{leaf}.msd-tmp.{os.getpid()}.{os.urandom(4).hex()}"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     fd = -1
     try:  # opened inside the try: a signal right after the open still removes the temp file
         fd = os.open(tmp, flags | getattr(os, "O_NOFOLLOW", 0), 0o600, dir_fd=spot.fd)
@@ -141,12 +165,38 @@ def write_at(
         _sync_dir(spot)
 
 
+def _create_at(
+    spot: Spot, content: bytes, mode: int, owner: tuple[int, int] | None, flags: int
+) -> None:
+    fd = -1
+    try:  # opened inside the try: a signal right after the open still removes the file
+        fd = os.open(spot.name, flags | getattr(os, "O_NOFOLLOW", 0), 0o600, dir_fd=spot.fd)
+        view = memoryview(content)
+        while view:
+            view = view[os.write(fd, view) :]
+        owners.give(fd, owner, spot.path)  # before the mode: a chown clears set-ID bits
+        if hasattr(os, "fchmod"):
+            os.fchmod(fd, mode)
+    except BaseException:
+        if fd >= 0:
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                os.unlink(spot.name, dir_fd=spot.fd)
+        raise
+    os.close(fd)
+
+
 def _for_new(spot: Spot) -> tuple[int, int] | None:
     """The owner a new entry at ``spot`` gets: that of the directory it is made in."""
     if not owners.is_root():
         return None
-    parent = os.fstat(spot.fd) if spot.fd is not None else os.stat(Path(spot.name).parent)
-    return owners.for_new(parent)
+    if spot.dir is None:
+        parent = os.stat(Path(spot.name).parent)
+        return owners.for_new_ids(parent.st_uid, parent.st_gid)
+    if spot.dir.owner is None:  # a folder's owner stays what it was for the whole run
+        parent = os.fstat(spot.dir.fd)
+        spot.dir.owner = (parent.st_uid, parent.st_gid)
+    return owners.for_new_ids(*spot.dir.owner)
 
 
 def _sync_dir(spot: Spot) -> None:
@@ -248,12 +298,23 @@ class Transaction:
         st = os.fstat(spot.fd)
         return (st.st_dev, st.st_ino, spot.name)
 
-    def _remember(self, spot: Spot, in_place: bool = False, *, gone: bool = False) -> None:
+    def _remember(
+        self,
+        spot: Spot,
+        in_place: bool = False,
+        *,
+        gone: bool = False,
+        looked: bool = False,
+        now: os.stat_result | None = None,
+    ) -> None:
+        """Keep what is at ``spot`` before its first change (``looked``: the caller has just
+        called ``lstat_at``, which returned ``now``)."""
         key = self._key(spot)
         if key in self._seen:
             return
         self._seen.add(key)
-        now = lstat_at(spot)
+        if not looked:
+            now = lstat_at(spot)
         content = None
         if now is not None and stat.S_ISREG(now.st_mode):
             content = read_at(spot, now.st_size + (1 << 20))
@@ -293,10 +354,11 @@ class Transaction:
         user's. One fsync per payload file made an install spend most of its time in fsync,
         and the ``os.sync`` that replaced them flushed every dirty page of the machine (and
         made the uninstall free disk blocks the incumbent never allocated)."""
-        existed = lstat_at(spot) is not None
-        self._remember(spot, in_place)
+        now = lstat_at(spot)
+        existed = now is not None
+        self._remember(spot, in_place, looked=True, now=now)
         self._tick()
-        write_at(spot, content, mode, durable=existed or sync, in_place=in_place)
+        _write_at(spot, content, mode, now, durable=existed or sync, in_place=in_place)
         if not (existed or sync):
             self._unsynced.append(spot)
 
@@ -342,6 +404,7 @@ class Transaction:
             return
         self._remember(spot, gone=True)
         self._tick()
+        self.dirs.forget_paths()  # a link to a directory, maybe: its path leads elsewhere now
         os.unlink(spot.name, dir_fd=spot.fd)
 
     def _move_aside(
@@ -456,6 +519,7 @@ class Transaction:
         if self.journal is not None:
             self.journal.rmdir(spot, now.st_mode & 0o7777)
         self._tick()
+        self.dirs.forget_paths()
         try:
             os.rmdir(spot.name, dir_fd=spot.fd)
         except OSError as exc:

@@ -62,10 +62,14 @@ class Guard:
 
     def locate(self, path: Path, action: str) -> Spot:
         """``action``: "write" (a file: through the user's own link when links are followed,
-        never otherwise), "link" (a symlink), "remove" or "dir"."""
+        never otherwise), "payload" (a file of msd's payload: never through a link, which
+        resolution left in place only as a conflict; a link put there since is replaced, and
+        put back on rollback), "link" (a symlink), "remove" or "dir"."""
         if self.follow_links:
             if self.fence is None or not path.is_relative_to(self.fence):
-                spot = self._by_path(real_target(path) if action == "write" else path)
+                if action != "write":
+                    return self._by_path(path)
+                spot = self._by_path(real_target(path))
                 return Spot(spot.dir, spot.name, path)  # named as the run knows it (journal)
             return self._fenced(path, action)
         if (
@@ -78,7 +82,7 @@ class Guard:
             raise self._refuse(path, "is outside the root")
         else:
             spot = self._beneath(self.root, path, "it")
-        if action in ("write", "link") and _is_link(spot):
+        if action in ("write", "payload", "link") and _is_link(spot):
             raise self._refuse(path, "is a symlink")
         return spot
 

@@ -35,6 +35,7 @@ from typing import Any, TypedDict
 from .. import __version__
 from ..errors import ManifestError
 from .confine import escaping_link, is_ancestor_chain, show
+from .jsondump import indented
 from .manifestcheck import MANIFEST_NAME, manifest_name, problem, rel_of
 from .plan import Bounds
 from .registry import Registry
@@ -207,7 +208,7 @@ class Manifest:
         return doc
 
     def to_bytes(self) -> bytes:
-        return (json.dumps(self.to_doc(), indent=2, ensure_ascii=False) + "\n").encode()
+        return (indented(self.to_doc()) + "\n").encode()  # json.dumps(indent=2), faster
 
     def digest(self) -> str:
         """What the user's registry records for a manifest msd-install wrote."""

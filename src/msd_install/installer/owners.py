@@ -34,11 +34,16 @@ def is_root() -> bool:
 def for_new(parent: os.stat_result) -> tuple[int, int] | None:
     """The (uid, gid) a new entry in the directory ``parent`` describes must get, or None
     when the system's default is right (not root, or the directory is root's own)."""
+    return for_new_ids(parent.st_uid, parent.st_gid)
+
+
+def for_new_ids(uid: int, gid: int) -> tuple[int, int] | None:
+    """``for_new`` of a directory owned by ``uid``:``gid``."""
     if not is_root():
         return None
-    if (parent.st_uid, parent.st_gid) == (os.geteuid(), os.getegid()):
+    if (uid, gid) == (os.geteuid(), os.getegid()):
         return None
-    return parent.st_uid, parent.st_gid
+    return uid, gid
 
 
 def give(fd: int, want: tuple[int, int] | None, path: Path) -> None:
@@ -68,18 +73,20 @@ def give_link(dir_fd: int | None, name: str, want: tuple[int, int] | None) -> No
     os.chown(name, want[0], want[1], dir_fd=dir_fd, follow_symlinks=False)
 
 
-def check_rewrite(path: Path, *, in_place: bool = False) -> None:
+def check_rewrite(path: Path, *, in_place: bool = False, payload: bool = False) -> None:
     """Refuse, before any change, a rewrite of ``path`` whose owner we could not keep.
 
     ``path`` is the name a ``Write`` step names: a user's symlink there is written through
     (its target is what must keep its owner). ``in_place``: a hard-linked file would be
-    written through its inode, which root does only for a file the directory's owner owns."""
+    written through its inode, which root does only for a file the directory's owner owns.
+    ``payload``: a file of msd's payload, never written through a link (``Guard.locate``),
+    so a dangling link at its name has no target to judge."""
     if not POSIX:
         return
     try:
         target = os.stat(path)
     except (FileNotFoundError, NotADirectoryError):
-        return _check_dangling(path)
+        return None if payload else _check_dangling(path)
     if not stat.S_ISREG(target.st_mode):
         return None  # not ours to judge here: the writer refuses anything but a plain file
     if is_root():

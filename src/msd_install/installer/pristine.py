@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 
 STORE_NAME = "msd-pristine.zlib"
 MAX_STORE = 64 << 20  # uncompressed: MSD Core is ~1 MB; a zip bomb stops here
@@ -26,11 +26,34 @@ _LEVEL = 1  # level 6: twice the time (~20 ms per runtime) for a 20% smaller sto
 
 def pack(contents: Iterable[bytes]) -> bytes:
     """The uncompressed store holding ``contents`` (each once, sorted by hash)."""
-    blobs = {hashlib.sha256(c).hexdigest(): c for c in contents}
-    out = bytearray()
+    return pack_digests({hashlib.sha256(c).hexdigest(): c for c in contents})
+
+
+def pack_digests(blobs: Mapping[str, bytes]) -> bytes:
+    """``pack`` of contents already hashed: ``blobs`` maps each one's sha256 to its bytes
+    (an install hashes every file once, for its manifest record, and passes that here)."""
+    return b"".join(_pieces(blobs))
+
+
+def _pieces(blobs: Mapping[str, bytes]) -> Iterator[bytes]:
     for digest in sorted(blobs):
-        out += f"{digest} {len(blobs[digest])}\n".encode() + blobs[digest]
-    return bytes(out)
+        yield f"{digest} {len(blobs[digest])}\n".encode()
+        yield blobs[digest]
+
+
+def holds(stored: bytes, blobs: Mapping[str, bytes]) -> bool:
+    """Does ``stored`` (a store file's bytes, already known to be one msd-install wrote: its
+    sha256 is the ``pristine`` of a manifest of this user's) hold exactly ``blobs``, without
+    inflating it? A zlib stream ends with the Adler-32 of what it holds; it is compared with
+    that of ``pack_digests(blobs)``. A store is verified on every read, so a wrong yes (two
+    stores of msd's whose packed bytes collide) can only keep a base unavailable, never wrong;
+    the caller also checks that the manifest's records name the same blobs."""
+    if len(stored) < 6 or stored[0] & 0x0F != 8:  # not a deflate zlib stream
+        return False
+    value = 1
+    for piece in _pieces(blobs):
+        value = zlib.adler32(piece, value)
+    return stored[-4:] == value.to_bytes(4, "big")
 
 
 def compress(packed: bytes) -> bytes:

@@ -32,6 +32,8 @@ class Resolution:
     # while they stay inside it, whoever wrote the manifest (``None``: global, all followed)
     fence: Path | None = None
     digest: str = ""  # of the manifest this run leaves behind (the user's registry records it)
+    # directories seen to exist: a folder of many files is looked at once, not once per file
+    present: set[Path] = field(default_factory=set)
 
     def blocked(self, root: Path, path: Path) -> str | None:
         """Why ``path`` is not reached in this run (a component that is a symlink leading out
@@ -72,6 +74,11 @@ class Resolution:
         return FOREIGN_LINK if not self.follow_links else f"a symlink {OUT_OF_PROJECT}"
 
     def ensure_parent(self, path: Path) -> None:
-        for directory in missing_dirs(path, self.planned_dirs):
+        if path.parent in self.planned_dirs or path.parent in self.present:
+            return
+        missing = missing_dirs(path, self.planned_dirs)
+        if not missing:
+            self.present.add(path.parent)
+        for directory in missing:
             self.planned_dirs.add(directory)
             self.steps.append(MakeDir(directory))

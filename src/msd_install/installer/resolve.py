@@ -15,8 +15,10 @@ of the next upgrade's patch sets.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import bytecode, pristine
 from .baseline import KnownFiles
@@ -31,6 +33,9 @@ from .report import Result
 from .resolution import Resolution
 from .resolveconfig import resolve_config
 from .steps import Remove, Step, Symlink, Write
+
+if TYPE_CHECKING:
+    import threading
 
 
 def resolve_install(
@@ -70,13 +75,25 @@ def resolve_install(
     # Resolution only reads: an unparsable config file stops the run before any step runs.
     # the pristine store is MSD Core's (--reapply is MSD Core's); a pack keeps none
     core = not plan.namespace
-    store = root_store(res, plan.root) if old is not None and core else None
+    # the store file as it is (compressed): inflated only when a base is needed, or when the
+    # manifest's records cannot show that it already holds what this run installs
+    stored = (
+        res.read(plan.root, plan.root / pristine.STORE_NAME) if old is not None and core else None
+    )
     foreign = old is not None and not old.trusted
     version = old.installer_version if old else ""
     saver = Saver(plan.root, plan.runtime, plan.scope, version, foreign=foreign)
-    bases = pristine.blobs(store)
-    for op in plan.files:
-        _resolve_file(op, ctx, old, new, res, result, (saver, bases, shipped))
+    bases = _Bases(stored)
+    # each content hashed once, in a thread while the files are resolved (hashlib and zlib let
+    # go of the GIL); with no store yet (a first install) the thread then compresses all of
+    # it, used if every file is installed, as is usual. The records wait for their digest.
+    hashing = _Hashing([op.content for op in plan.files], store=core and stored is None)
+    for n, op in enumerate(plan.files):
+        _resolve_file(op, f"{_PENDING}{n}", ctx, old, new, res, result, (saver, bases, shipped))
+    digests = hashing.digests()
+    for record in new.files.values():
+        if record["sha256"].startswith(_PENDING):
+            record["sha256"] = digests[int(record["sha256"][len(_PENDING) :])]
     if old is not None and old.trusted:  # the sets still there stay vouched for
         new.patches = [
             p for p in old.patches if os.path.lexists(plan.root / PATCHES_DIR / p["set"])
@@ -87,8 +104,8 @@ def resolve_install(
         res.ensure_parent(saver.directory / "_")
         res.steps.append(Write(saver.directory / "patch.json", saver.metadata(), None))
         new.patches.append(saver.record())
-    if core:
-        _keep_pristine(plan, new, res, store)
+    store_at = len(res.steps)  # where the store's write goes, once compressed
+    job = _keep_pristine(plan, digests, old, new, stored, hashing) if core else None
     config_steps = resolve_config(plan, old, new, res, result)
     _remove_stale(plan, old, new, res, result)
     _drop_untracked_backups(new, result)
@@ -97,12 +114,18 @@ def resolve_install(
             res.ensure_parent(directory / "_")
     new.state = [new.rel(p) for p in plan.state_files]
     res.steps.extend(config_steps)
+    listed = set(new.dirs)  # a set: a thousand commands' folders made this list quadratic
     for directory in sorted(res.planned_dirs):
         if directory == plan.root or plan.root.is_relative_to(directory):
             continue  # the root and above: created only in a dry run's imagination
         rel = new.rel(directory)
-        if rel not in new.dirs and rel.split("/")[0] != PATCHES_DIR:
+        if rel not in listed and rel.split("/")[0] != PATCHES_DIR:
             new.dirs.append(rel)  # not the patch sets' folders: yours, like the sets (kept)
+            listed.add(rel)
+    if job is not None:
+        store = job.result()
+        res.steps.insert(store_at, Write(plan.root / pristine.STORE_NAME, store, 0o644))
+        new.pristine = sha256_bytes(store)
     # a foreign manifest is rewritten even when its (restricted) content is unchanged (the
     # user's registry then records it as theirs), unless it came exactly as this run would
     # write it: a teammate's committed install stays byte for byte, and becomes trusted
@@ -128,36 +151,133 @@ VERIFIED_DRY = (
 KEPT_PATCHED = "your edits, merged by --reapply: kept"
 
 
-def root_store(res: Resolution, root: Path) -> bytes | None:
-    """The pristine store of ``root`` as it is now (uncompressed), or None."""
-    return pristine.unpack(res.read(root, root / pristine.STORE_NAME))
+class _Bases:
+    """The blobs of the root's pristine store, inflated on first use (a base is needed only
+    to save a patch set, which an unchanged reinstall never does)."""
+
+    def __init__(self, stored: bytes | None) -> None:
+        self._stored = stored
+        self._blobs: dict[str, bytes] | None = None
+
+    def get(self, digest: str) -> bytes | None:
+        if self._blobs is None:
+            self._blobs = pristine.blobs(pristine.unpack(self._stored))
+        return self._blobs.get(digest)
 
 
-def _keep_pristine(plan: Plan, new: Manifest, res: Resolution, store: bytes | None) -> None:
+# a new record's sha256 until the hashing thread has it: this, then the file's index in the
+# plan (never a manifest's sha256, which is 64 hex digits)
+_PENDING = "\0sha256 of "
+
+
+class _Compress:
+    """A store, ``pristine.compress(pristine.pack_digests(blobs))``, made in a thread (zlib
+    lets go of the GIL); ``result`` waits for it."""
+
+    def __init__(self, blobs: dict[str, bytes]) -> None:
+        self.blobs = blobs
+        self._out: bytes | BaseException = b""
+        self._thread = _start(self._run)
+
+    def _run(self) -> None:
+        try:
+            self._out = pristine.compress(pristine.pack_digests(self.blobs))
+        except BaseException as exc:  # handed to the caller of ``result``
+            self._out = exc
+
+    def result(self) -> bytes:
+        self._thread.join()
+        if isinstance(self._out, BaseException):
+            raise self._out
+        return self._out
+
+
+class _Hashing(_Compress):
+    """Every content's sha256, in a thread while the files are resolved (hashlib lets go of
+    the GIL); with ``store`` (a first install), then the store of all of them (``result``)."""
+
+    def __init__(self, contents: list[bytes], *, store: bool) -> None:
+        import threading
+
+        self.contents = contents
+        self.store = store
+        self._digests: list[str] = []
+        self._hashed = threading.Event()
+        super().__init__({})
+
+    def _run(self) -> None:
+        try:
+            self._digests = [sha256_bytes(c) for c in self.contents]
+            self.blobs = dict(zip(self._digests, self.contents, strict=True))
+        except BaseException as exc:  # handed to the caller of ``digests``
+            self._out = exc
+            return
+        finally:
+            self._hashed.set()
+        if self.store:
+            super()._run()
+
+    def digests(self) -> list[str]:
+        self._hashed.wait()
+        if isinstance(self._out, BaseException):
+            raise self._out
+        return self._digests
+
+
+def _start(run: Callable[[], None]) -> threading.Thread:
+    import threading
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def _keep_pristine(
+    plan: Plan,
+    digests: list[str],
+    old: Manifest | None,
+    new: Manifest,
+    stored: bytes | None,
+    hashing: _Hashing,
+) -> _Compress | None:
     """Keep the bytes of every file this version installed, for the next upgrade's bases;
-    rewritten only when what it holds changes."""
-    kept = [
-        op.content
-        for op in plan.files
-        if (record := new.files.get(new.rel(op.path))) is not None
-        and record["sha256"] == sha256_bytes(op.content)
-    ]
-    packed = pristine.pack(kept)
-    path = new.root / pristine.STORE_NAME
-    if store is not None and store == packed:
-        current = res.read(new.root, path)
-        new.pristine = sha256_bytes(current) if current is not None else ""
-        return
-    data = pristine.compress(packed)
-    res.steps.append(Write(path, data, 0o644))
-    new.pristine = sha256_bytes(data)
+    rewritten only when what it holds changes. None: the store is current (``new.pristine``
+    set); else the compression of the new store, still to be written."""
+    kept: dict[str, bytes] = {}
+    for op, digest in zip(plan.files, digests, strict=True):
+        record = new.files.get(new.rel(op.path))
+        if record is not None and record["sha256"] == digest:
+            kept[digest] = op.content
+    if stored is not None and (
+        _proven_current(old, stored, kept) or pristine.unpack(stored) == pristine.pack_digests(kept)
+    ):
+        new.pristine = sha256_bytes(stored)
+        return None
+    if hashing.store and hashing.blobs.keys() == kept.keys():
+        return hashing
+    return _Compress(kept)
 
 
-Patching = tuple[Saver, dict[str, bytes], Callable[[], KnownFiles]]
+def _proven_current(old: Manifest | None, stored: bytes, kept: dict[str, bytes]) -> bool:
+    """The store holds exactly ``kept``, shown without inflating it: this user's manifest
+    records its sha256 and the very files whose bytes ``kept`` holds, and the Adler-32 that
+    ends its zlib stream is that of the same store packed again (``pristine.holds``)."""
+    return (
+        old is not None
+        and old.trusted
+        and bool(old.pristine)
+        and {r["sha256"] for r in old.files.values()} == kept.keys()
+        and sha256_bytes(stored) == old.pristine
+        and pristine.holds(stored, kept)
+    )
+
+
+Patching = tuple[Saver, _Bases, Callable[[], KnownFiles]]
 
 
 def _resolve_file(
     op: FileOp,
+    want_sha: str,
     ctx: Context,
     old: Manifest | None,
     new: Manifest,
@@ -167,17 +287,21 @@ def _resolve_file(
 ) -> None:
     rel = new.rel(op.path)
     record = old.files.get(rel) if old else None
-    want_sha = sha256_bytes(op.content)
     link = res.blocked(new.root, op.path)
     if link is not None:
         result.add("conflict", op.path, link)
         res.not_installed.add(op.path)
         return
-    if record is not None and record.get("adopted") and not op.path.is_symlink():
+    try:  # looked at once: what is there decides everything below
+        there: os.stat_result | None = os.lstat(op.path)
+    except (FileNotFoundError, NotADirectoryError):
+        there = None
+    is_link = there is not None and stat.S_ISLNK(there.st_mode)
+    if record is not None and record.get("adopted") and not is_link:
         current = res.read(new.root, op.path)
         if current is not None and sha256_bytes(current) != record["sha256"]:
             record = None  # it was always the user's file, and they have changed it since
-    if op.path.is_symlink():
+    if is_link:
         # Never write through a link in our place: it belongs to the user (dotfiles), even
         # where our file used to be. --force moves the link aside and puts it back later.
         if not ctx.force:
@@ -189,7 +313,7 @@ def _resolve_file(
         result.add("update", op.path)
         new.files[rel] = {"sha256": want_sha, "mode": op.mode}
         return
-    current = res.read(new.root, op.path)
+    current = res.read(new.root, op.path) if there is not None else None
     if current is None:
         res.ensure_parent(op.path)
         res.steps.append(Write(op.path, op.content, op.mode, payload=True))
@@ -197,7 +321,8 @@ def _resolve_file(
     elif (
         current == op.content
         and record is not None
-        and (_mode(op.path) == op.mode or record.get("adopted"))
+        and there is not None
+        and (there.st_mode & 0o7777 == op.mode or record.get("adopted"))
     ):
         result.add("identical", op.path)
         if record.get("adopted"):
@@ -210,7 +335,7 @@ def _resolve_file(
         res.steps.append(Write(op.path, op.content, op.mode, payload=True))
         result.add("update", op.path)
     elif record is not None and record.get("patched") == sha256_bytes(current):
-        if want_sha == record["sha256"]:
+        if sha256_bytes(op.content) == record["sha256"]:
             # the user's edits, merged by --reapply into this very version: theirs now (only
             # under a manifest of theirs: ``Manifest.restrict`` drops a foreign ``patched``)
             result.add("skip", op.path, KEPT_PATCHED)

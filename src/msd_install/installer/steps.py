@@ -87,7 +87,8 @@ def execute(steps: list[Step], tx: Transaction, guard: Guard | None = None) -> l
     for step in steps:
         if isinstance(step, RemoveDirIfEmpty) and not os.path.lexists(step.path):
             continue  # gone already, maybe with its parent (you removed msd-local-patches/)
-        spot = guard.locate(step.path, _ACTION[type(step)])
+        payload = isinstance(step, Write) and step.payload
+        spot = guard.locate(step.path, "payload" if payload else _ACTION[type(step)])
         if isinstance(step, MakeDir):
             tx.mkdir_at(spot)
         elif isinstance(step, Write):
@@ -117,7 +118,7 @@ def preflight(steps: list[Step]) -> None:
     """Refuse, before the first change, a rewrite whose owner could not be kept."""
     for step in steps:
         if isinstance(step, Write):
-            owners.check_rewrite(step.path, in_place=step.in_place)
+            owners.check_rewrite(step.path, in_place=step.in_place, payload=step.payload)
 
 
 def _current(spot: Spot) -> bytes:

@@ -14,11 +14,10 @@ from __future__ import annotations
 import hashlib
 import json
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
+from .. import __version__, pkgfiles
 
 DATA = "released.json"
 CANON_HOME = Path("/home/user")
@@ -79,7 +78,7 @@ def unpool(doc: dict[str, Any], version: str) -> dict[str, dict[str, str]]:
 
 def read() -> dict[str, Any]:
     doc: dict[str, Any] = json.loads(
-        resources.files("msd_install.migrations").joinpath(DATA).read_bytes()
+        pkgfiles.files("msd_install.migrations").joinpath(DATA).read_bytes()
     )
     return doc
 

@@ -16,12 +16,12 @@ Cline has no status line, so the hooks that need either are left out, each with 
 from __future__ import annotations
 
 import shlex
-from importlib import resources
 from pathlib import Path
 
 from ..installer.context import Context
 from ..installer.plan import FileOp
 from ..payload import HookSpec
+from ..pkgfiles import files
 from ._base import interpreter
 from .shapes import HookDialect, matcher, unmatched_when
 
@@ -54,7 +54,7 @@ UNUSED = {
 
 
 def dispatcher() -> bytes:
-    return resources.files(__package__).joinpath("cline_dispatch.py").read_bytes()
+    return files(__package__).joinpath("cline_dispatch.py").read_bytes()
 
 
 def launcher(ctx: Context, event: str, hooks: list[tuple[str, int, str]]) -> str:

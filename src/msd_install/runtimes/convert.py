@@ -94,17 +94,21 @@ CLAUDE_ONLY_TOOLS = (
 )
 
 # Task( ... ) with keyword arguments, as the payload's workflows write it (inside ``` fences)
-_TASK = re.compile(r"\bTask\(\s*\n(?P<body>(?:[^\n]*\n){1,80}?)\s*\)", re.M)
+_TASK = re.compile(r"Task\((?<!\wTask\()\s*\n(?P<body>(?:[^\n]*\n){1,80}?)\s*\)", re.M)
 _FIELD = re.compile(
     r'(?P<key>subagent_type|model|description|prompt)="(?P<value>.*?)"(?=,?\s*$)', re.S | re.M
 )
-_INLINE_TASK = re.compile(r'\bTask\((?P<body>(?:\s*\w+="[^"\n]*",?)+)\s*\)')
+_INLINE_TASK = re.compile(r'Task\((?<!\wTask\()(?P<body>(?:\s*\w+="[^"\n]*",?)+)\s*\)')
 _INLINE_FIELD = re.compile(r'(?P<key>\w+)="(?P<value>[^"\n]*)"')
-# the path ends before sentence punctuation: "see @x/tdd.md: first" names x/tdd.md
+# the path ends before sentence punctuation: "see @x/tdd.md: first" names x/tdd.md. Each
+# pattern starts with its literal ("@", "/msd-", "Task(") and checks what precedes it right
+# after it (``(?<![\w@`]@)`` is ``(?<![\w@`])@``): the regex engine then jumps from one "@"
+# to the next instead of trying a lookbehind at every character (~30x faster; the same
+# matches: tests/runtimes/test_convert_patterns.py)
 _FILE_REF = re.compile(
-    r"(?<![\w@`])@(?P<path>(?:~/|\.{1,2}/|/|\.[A-Za-z])[^\s)\]`'\"<>,;]*[^\s)\]`'\"<>,;.:])"
+    r"@(?<![\w@`]@)(?P<path>(?:~/|\.{1,2}/|/|\.[A-Za-z])[^\s)\]`'\"<>,;]*[^\s)\]`'\"<>,;.:])"
 )
-_INVOKE = re.compile(r"(?<![\w/.~-])/(?P<name>msd-[a-z][a-z0-9-]*)\b")
+_INVOKE = re.compile(r"/(?P<name>msd-(?<![\w/.~-]/msd-)[a-z][a-z0-9-]*)\b")
 
 
 def spawns(text: str) -> list[tuple[int, int, Spawn]]:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from importlib import resources
 from typing import Any
+
+from ..pkgfiles import files
 
 
 @cache
 def load(name: str) -> dict[str, Any]:
     """The schema ``<name>.json`` bundled with this package."""
-    text = resources.files(__name__).joinpath(f"{name}.json").read_text(encoding="utf-8")
+    text = files(__name__).joinpath(f"{name}.json").read_text(encoding="utf-8")
     doc: dict[str, Any] = json.loads(text)
     return doc
