@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
 JSON_FORMAT = 1
 INTERRUPTED = "interrupted; every change of this run was rolled back"
+INTERRUPTED_AFTER = "interrupted once the run had finished: it was kept; nothing else was started"
 # the command a user types first in a runtime, in the runtime's own syntax (Adapter.invoke)
 FIRST_COMMAND = "msd-help"
 
@@ -612,8 +613,9 @@ def main(argv: list[str] | None = None) -> None:
         line = f"error: {exc.one_line()}"
         problems = getattr(exc, "problems", None)
         _fail(as_json, exc.exit_code, kind, line, path=exc.path, done=exc.done, more=problems)
-    except KeyboardInterrupt:
-        _fail(as_json, 130, "interrupted", INTERRUPTED)
+    except KeyboardInterrupt as exc:
+        after = type(exc).__name__ == "InterruptedAfterCommitError"  # installer/interrupts.py
+        _fail(as_json, 130, "interrupted", INTERRUPTED_AFTER if after else INTERRUPTED)
     except Exception as exc:  # a bug: keep the traceback, show one line
         log = _write_crash_log(exc)
         own = getattr(exc, "kind", None)  # a worker's crash (parallel.py): its own error

@@ -4,6 +4,7 @@ next run."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 from pathlib import Path
@@ -82,3 +83,46 @@ def test_a_journal_removed_intent_first_is_only_cleaned_up(
     proc = run_cli(["--claude", "--global", "--check"], home)
     assert proc.returncode == 0, proc.stderr
     assert snapshot(home) == installed
+
+
+def test_a_second_signal_never_cuts_a_rollback_short() -> None:
+    with interrupts.deferred():
+        with interrupts.atomic(stopping=True):  # a rollback on the run's way out
+            _signal_self(signal.SIGINT)
+            with interrupts.atomic():  # the transaction's own undo step inside it
+                pass
+            _signal_self(signal.SIGINT)  # a second Ctrl-C
+        with interrupts.atomic():  # dropped: nothing is owed afterwards
+            pass
+
+
+def test_a_signal_after_the_work_is_done_commits_and_says_so() -> None:
+    with interrupts.deferred():
+        interrupts.seal()
+        _signal_self(signal.SIGTERM)  # while the journal goes, before the commit
+        with pytest.raises(interrupts.InterruptedAfterCommitError):
+            interrupts.unseal(committed=True)
+        interrupts.seal()
+        _signal_self(signal.SIGTERM)
+        interrupts.unseal(committed=False)  # a failure is stopping the run: dropped
+
+
+def test_recovery_skips_what_a_rollback_already_removed(tmp_path: Path) -> None:
+    """A rollback cut short (killed) after it removed some folders the run made: their
+    files' lines name folders that are gone; recovery finishes without them."""
+    home = tmp_path / "h"
+    root = home / ".claude"
+    journal = root / JOURNAL_DIR
+    journal.mkdir(parents=True)
+    lines = [
+        {"msd_journal": 1, "verb": "install", "pid": 1, "started": "2026-01-01 10:00:00"},
+        {"op": "mkdir", "path": "msd-core"},
+        {"op": "mkdir", "path": "msd-core/workflows"},
+        {"op": "file", "path": "msd-core/workflows/a.md", "was": "absent"},
+        {"op": "file", "path": "kept.md", "was": "absent"},
+    ]
+    (journal / INTENT).write_text("".join(json.dumps(x) + "\n" for x in lines))
+    (root / "kept.md").write_text("half written")  # msd-core/ is gone already
+    proc = run_cli(["--claude", "--global", "--check"], home)
+    assert "recovered: an interrupted install" in proc.stdout + proc.stderr, proc.stderr
+    assert not journal.exists() and not (root / "kept.md").exists()

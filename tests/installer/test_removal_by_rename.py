@@ -204,3 +204,32 @@ def test_a_moved_backup_that_is_not_a_plain_file_is_refused(tmp_path: Path, kind
     assert proc.returncode == 4, proc.stdout + proc.stderr
     assert "journal of an interrupted run refused" in proc.stderr
     assert snapshot(home) == before
+
+
+def test_a_file_replaced_between_the_check_and_its_rename_is_put_back(tmp_path: Path) -> None:
+    """Replaced by another program after the removal checked it and wrote its journal line,
+    right before the rename: the file moved is not the one resolution read, so the run stops,
+    rolls back, and the other program's file is back in place (it was moved and deleted)."""
+    home = tmp_path / "home"
+    ctx = installed(home)
+    skill = home / SKILL
+    intent = home / ".claude" / JOURNAL_DIR / "intent"
+    before = snapshot(home)
+    swapped: list[int] = []
+
+    def swap(n: int) -> None:
+        if swapped or not intent.exists() or "skills/msd-help/SKILL.md" not in intent.read_text():
+            return
+        skill.with_name("theirs").write_bytes(b"their own file\n")
+        skill.with_name("theirs").replace(skill)  # another inode, after the check
+        swapped.append(n)
+
+    with pytest.raises(ConcurrentChangeError) as caught:
+        uninstall_claude(ctx, fault=swap)
+    assert swapped and caught.value.path == skill
+    now = snapshot(home)
+    assert now.pop(SKILL)[0] == b"their own file\n"
+    expected = dict(before)
+    expected.pop(SKILL)
+    assert now == expected
+    assert not (home / ".claude" / JOURNAL_DIR).exists()

@@ -25,7 +25,7 @@ from .confine import escaping_link, read_plain, show
 from .context import Context
 from .fs import Transaction
 from .guard import Guard
-from .interrupts import atomic, deferred
+from .interrupts import atomic, deferred, seal, unseal
 from .journal import Journal
 from .manifestcheck import JOURNAL_DIR, manifest_name
 from .plan import Bounds, Plan
@@ -123,8 +123,8 @@ def _install(
     bounds = widened(plan.bounds, plan.root, migrations)
     project = ctx.cwd if ctx.is_local else None
     with _transaction(fault) as tx:
-        created = tx.makedirs(plan.root)
-        with lock.hold(plan.root, lock_timeout):
+        created: list[Path] = []
+        with _root_lock(tx, plan.root, lock_timeout, created):
             _recover(plan.root, bounds, registry, result, ctx, locked=True)
             refuse_claimed(plan)
             with _journaled(tx, plan.root, "install", tuple(created), plan.namespace):
@@ -238,7 +238,13 @@ def uninstall(
             resolve_uninstall(found, result, _fence(ctx))
         return result
     with _transaction(fault) as tx:
-        with lock.hold(root, lock_timeout):
+        held = contextlib.ExitStack()
+        try:
+            held.enter_context(_root_lock(tx, root, lock_timeout))
+        except FileNotFoundError:  # another run removed the root while this one waited
+            result.notes.append(f"nothing to uninstall: {root} does not exist")
+            return result
+        with held:
             _recover(root, bounds, registry, result, ctx, locked=True)
             found = _load(root, bounds, registry, result, name)
             if found is None:
@@ -349,12 +355,46 @@ def _transaction(fault: Fault | None) -> Iterator[Transaction]:
         try:
             yield tx
         except OSError as exc:
-            _rollback(tx, exc)
+            with atomic(stopping=True):
+                _rollback(tx, exc)
+            _unseal(tx, committed=False)
             raise _access_error(exc) from exc
         except BaseException as exc:
-            _rollback(tx, exc)
+            with atomic(stopping=True):
+                _rollback(tx, exc)
+            _unseal(tx, committed=False)
             raise
         tx.commit()
+        _unseal(tx, committed=True)
+
+
+@contextlib.contextmanager
+def _root_lock(
+    tx: Transaction, root: Path, timeout: float, made: list[Path] | None = None
+) -> Iterator[None]:
+    """The root's lock. ``made``: an install, which makes the root first (the folders it made
+    are added to it); if another run removes the root while this one waits for its lock
+    (an uninstall ending), it is made again, a few times at most. Without ``made``, a root
+    gone meanwhile is FileNotFoundError."""
+    for attempt in range(3):
+        if made is not None:
+            made += tx.makedirs(root)
+        held = contextlib.ExitStack()
+        try:
+            held.enter_context(lock.hold(root, timeout))
+        except FileNotFoundError:
+            if made is None or attempt == 2:
+                raise
+            continue
+        with held:
+            yield
+        return
+
+
+def _unseal(tx: Transaction, *, committed: bool) -> None:
+    if tx.sealed:
+        tx.sealed = False
+        unseal(committed=committed)
 
 
 def _rollback(tx: Transaction, cause: BaseException, keep: int = 0) -> None:
@@ -396,13 +436,17 @@ def _journaled(
             )
         yield
     except BaseException as exc:
-        if journal is not None:
-            journal.close()
-        _rollback(tx, exc, keep=mark)  # a failed rollback keeps the journal, names the cause
-        if journal is not None:
-            journal.finish()
-        tx.journal = None
+        with atomic(stopping=True):  # a second Ctrl-C cuts neither the rollback nor this
+            if journal is not None:
+                journal.close()
+            _rollback(tx, exc, keep=mark)  # a failed one keeps the journal, names the cause
+            if journal is not None:
+                journal.finish()
+            tx.journal = None
         raise
+    if not tx.sealed:  # the work is done: no signal rolls it back now (``interrupts.seal``)
+        tx.sealed = True
+        seal()
     journal.finish()
     tx.journal = None
 

@@ -242,6 +242,16 @@ class Known:
     def matches(self, st: os.stat_result) -> bool:
         return _identity(st) == self._id
 
+    def same_file(self, st: os.stat_result) -> bool:
+        """``matches`` but for the change time, which a rename sets."""
+        return _identity(st)[:4] == self._id[:4]
+
+
+def _moved_stat(aside: Dir | None, path: Path) -> os.stat_result:
+    if aside is None:
+        return os.lstat(path)
+    return os.stat(path.name, dir_fd=aside.fd, follow_symlinks=False)
+
 
 def _identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
@@ -272,6 +282,7 @@ class Transaction:
         # the run's intent journal (installer/journal.py): told of each change before it
         self.journal: Journal | None = None
         self._at_end: list[Callable[[bool], None]] = []
+        self.sealed = False  # the run's work is done: signals wait for the end (interrupts)
 
     def undo_with(self, undo: Callable[[], None]) -> None:
         """``undo()`` when a rollback reaches this point (changes after it undone first)."""
@@ -448,6 +459,13 @@ class Transaction:
             self._undo.pop()
             return False
         self._seen.add(key)
+        if known is not None and not known.same_file(_moved_stat(aside, journal.dir / name)):
+            # replaced or written between the check and the rename: the undo moves it back
+            raise ConcurrentChangeError(
+                "changed by another program while msd-install was removing it",
+                path=spot.path,
+                hint="every change of this run was rolled back; run msd-install again",
+            )
         self._tick()  # a kill point after the rename, before the next line
         return True
 

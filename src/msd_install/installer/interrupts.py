@@ -55,9 +55,16 @@ def deferred() -> Iterator[None]:
         _pending = False
 
 
+class InterruptedAfterCommitError(KeyboardInterrupt):
+    """A signal that arrived once the run had finished its work (its journal gone): the run
+    was committed, not rolled back; nothing after it starts."""
+
+
 @contextlib.contextmanager
-def atomic() -> Iterator[None]:
-    """A section no signal interrupts (see the module's docstring)."""
+def atomic(*, stopping: bool = False) -> Iterator[None]:
+    """A section no signal interrupts (see the module's docstring). ``stopping``: the run is
+    already on its way out (a rollback): a signal that arrives inside is dropped, never
+    raised over the end of the rollback (a second Ctrl-C must not cut it short)."""
     global _depth, _pending
     _depth += 1
     failed = False
@@ -68,9 +75,31 @@ def atomic() -> Iterator[None]:
         raise
     finally:
         _depth -= 1
-        if not _depth and _pending and not failed:
+        owed = not _depth and _pending
+        if owed and stopping:
+            _pending = False
+        elif owed and not failed:
             _pending = False
             raise KeyboardInterrupt
+
+
+def seal() -> None:
+    """The run's work is done and its journal is going: from here to its commit no signal
+    rolls it back (a rollback then would have no journal, and the root's lock may be gone);
+    one that arrives is raised by ``unseal`` as ``InterruptedAfterCommitError``."""
+    global _depth
+    _depth += 1
+
+
+def unseal(*, committed: bool) -> None:
+    """The end of ``seal``: after the commit, a signal that arrived is raised; after a
+    failure (``committed`` False) it is dropped: the failure is already stopping the run."""
+    global _depth, _pending
+    _depth -= 1
+    if not _depth and _pending:
+        _pending = False
+        if committed:
+            raise InterruptedAfterCommitError
 
 
 def atomically(func: Callable[P, R]) -> Callable[P, R]:

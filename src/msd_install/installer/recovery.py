@@ -258,10 +258,15 @@ def _undo(
             if entry.path == registry.path or (entry.op != "file" and entry.path in above):
                 later.append(entry)
                 continue
-            if entry.op != "file" and (entry.path == root or root.is_relative_to(entry.path)):
-                spot = dirs.by_path(entry.path)  # the root and the parents made for it
-            else:
-                spot = guard.locate(entry.path, _action(entry))
+            try:
+                if entry.op != "file" and (entry.path == root or root.is_relative_to(entry.path)):
+                    spot = dirs.by_path(entry.path)  # the root and the parents made for it
+                else:
+                    spot = guard.locate(entry.path, _action(entry))
+            except FileNotFoundError:
+                if _removes(entry):
+                    continue  # its folder is gone (a rollback got that far): so is it
+                raise
             _put_back(spot, entry, backups.get(entry.path), found.pid)
         if any(e.path == registry.path for e in later):
             was_absent = any(e.line.get("was") == "absent" for e in later)
@@ -278,6 +283,11 @@ def _undo(
                     entry.path.rmdir()
     finally:
         dirs.close()
+
+
+def _removes(entry: Entry) -> bool:
+    """The undo of this change only removes something (a file or a folder the run made)."""
+    return entry.op == "mkdir" or (entry.op == "file" and entry.line.get("was") == "absent")
 
 
 def _action(entry: Entry) -> str:
