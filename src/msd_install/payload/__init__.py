@@ -210,18 +210,42 @@ def _hooks(data: Traversable) -> tuple[HookSpec, ...]:
         if not script.is_file():
             raise PayloadError(f"hooks.json names {item['script']}, which is not in the payload")
         text = assemble_hook(script.read_text(encoding="utf-8"), folder.joinpath("_blocks"))
-        spec = HookSpec(
-            item["name"],
-            item["script"],
-            item.get("event"),
-            item.get("matcher"),
-            item.get("timeout"),
-            text.encode("utf-8"),
-            tuple(item.get("requires", ())),
-        )
-        # a registered hook: a launcher and its code, kept compiled (payload/hookcode.py)
-        specs.extend(hookcode.split(spec) if spec.event else (spec,))
+        specs.extend(hook_specs(item, text.encode("utf-8")))
     return tuple(specs)
+
+
+def hook_specs(item: dict[str, Any], source: bytes) -> tuple[HookSpec, ...]:
+    """The hook a ``hooks.json`` entry names, with its script's ``source``: a registered hook
+    is a launcher and its code, kept compiled (payload/hookcode.py)."""
+    spec = HookSpec(
+        item["name"],
+        item["script"],
+        item.get("event"),
+        item.get("matcher"),
+        item.get("timeout"),
+        source,
+        tuple(item.get("requires", ())),
+    )
+    return hookcode.split(spec) if spec.event else (spec,)
+
+
+def entries(
+    commands: list[Document], agents: list[Document], skills: list[Document]
+) -> tuple[tuple[Command, ...], tuple[Agent, ...], tuple[Skill, ...]]:
+    """The commands, agents and skills of these parsed documents (skills: their SKILL.md)."""
+    return (
+        tuple(Command(_str(d, "name"), _str(d, "description"), d) for d in commands),
+        tuple(
+            Agent(
+                _str(d, "name"),
+                _str(d, "description"),
+                tuple(t.strip() for t in str(d.get("tools", "")).split(",") if t.strip()),
+                d,
+            )
+            for d in agents
+        ),
+        tuple(Skill(_str(d, "name"), _str(d, "description"), d) for d in skills),
+    )
 
 
 def _tree(node: Traversable) -> tuple[DataFile, ...]:
@@ -238,22 +262,10 @@ def load() -> Payload:
 
 def load_tree(data: Traversable) -> Payload:
     """The payload in ``data`` (laid out like ``payload/data``), with msd_install's msdcore."""
-    commands = tuple(
-        Command(_str(d, "name"), _str(d, "description"), d) for d in _markdown(data, "commands")
-    )
-    agents = tuple(
-        Agent(
-            _str(d, "name"),
-            _str(d, "description"),
-            tuple(t.strip() for t in str(d.get("tools", "")).split(",") if t.strip()),
-            d,
-        )
-        for d in _markdown(data, "agents")
-    )
-    skills = tuple(
-        Skill(_str(d, "name"), _str(d, "description"), d)
-        for d in _markdown(data, "skills")
-        if d.relpath.endswith("/SKILL.md")
+    commands, agents, skills = entries(
+        _markdown(data, "commands"),
+        _markdown(data, "agents"),
+        [d for d in _markdown(data, "skills") if d.relpath.endswith("/SKILL.md")],
     )
     core = data.joinpath("core")
     lib = files("msd_install").joinpath("msdcore")

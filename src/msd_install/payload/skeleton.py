@@ -18,17 +18,14 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from . import (
-    Agent,
-    Command,
     DataFile,
     Document,
     HookSpec,
     Payload,
-    Skill,
     _data,
-    _str,
     _walk,
-    hookcode,
+    entries,
+    hook_specs,
     split_frontmatter,
 )
 
@@ -45,21 +42,8 @@ if TYPE_CHECKING:
 def skeleton() -> Payload:
     """The bundled payload's skeleton (``payload.load``'s data), read once per process."""
     data = _data()
-    commands = tuple(
-        Command(_str(d, "name"), _str(d, "description"), d) for d in _first(data, "commands")
-    )
-    agents = tuple(
-        Agent(
-            _str(d, "name"),
-            _str(d, "description"),
-            tuple(t.strip() for t in str(d.get("tools", "")).split(",") if t.strip()),
-            d,
-        )
-        for d in _first(data, "agents")
-    )
-    skills = tuple(
-        Skill(_str(d, "name"), _str(d, "description"), d)
-        for d in _first(data, "skills", "/SKILL.md")
+    commands, agents, skills = entries(
+        _first(data, "commands"), _first(data, "agents"), _first(data, "skills", "/SKILL.md")
     )
     core = data.joinpath("core")
     names = _walk(core) if core.is_dir() else []
@@ -91,14 +75,5 @@ def _hooks(data: Traversable) -> tuple[HookSpec, ...]:
         return ()
     specs: list[HookSpec] = []
     for item in json.loads(registry.read_text(encoding="utf-8"))["hooks"]:
-        spec = HookSpec(
-            item["name"],
-            item["script"],
-            item.get("event"),
-            item.get("matcher"),
-            item.get("timeout"),
-            b"",
-            tuple(item.get("requires", ())),
-        )
-        specs.extend(hookcode.split(spec) if spec.event else (spec,))
+        specs.extend(hook_specs(item, b""))
     return tuple(specs)
