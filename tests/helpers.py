@@ -145,3 +145,14 @@ def snapshot_but_registry(home: Path) -> Tree:
         if not any(k.startswith(folder) and k != folder for k in tree):
             tree.pop(folder, None)
     return tree
+
+
+def global_context(home: Path, **kw: Any) -> Any:
+    """The ``Context`` of a global run for a user whose home is ``home`` (the record of
+    manifests in ``home/.state`` unless ``state_dir`` says otherwise), this Python."""
+    from msd_install.installer.context import GLOBAL, Context
+
+    kw.setdefault("state_dir", home / ".state")
+    return Context(
+        home=home, cwd=home, env={}, scope=GLOBAL, interpreter=Path(sys.executable), **kw
+    )

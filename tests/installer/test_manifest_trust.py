@@ -11,16 +11,15 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-from helpers import build, run_cli, snapshot, uninstall_claude
+from helpers import build, global_context, run_cli, snapshot, uninstall_claude
 from msd_install.errors import FileAccessError
 from msd_install.installer import engine
 from msd_install.installer.confine import show
-from msd_install.installer.context import GLOBAL, Context
+from msd_install.installer.context import Context
 from msd_install.payload import load
 from msd_install.runtimes import ADAPTERS
 
@@ -199,14 +198,8 @@ def test_a_damaged_record_makes_every_manifest_foreign_and_is_rewritten(tmp_path
 
 
 def ctx_for(home: Path) -> Context:
-    return Context(
-        home=home,
-        cwd=home,
-        env={},
-        scope=GLOBAL,
-        interpreter=Path(sys.executable),
-        state_dir=home / ".state",
-    )
+    ctx: Context = global_context(home)
+    return ctx
 
 
 def test_a_directory_swapped_for_a_link_mid_run_stops_a_foreign_uninstall(

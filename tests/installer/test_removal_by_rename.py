@@ -12,15 +12,21 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
-from helpers import build, run_cli, snapshot, snapshot_but_registry, uninstall_claude
+from helpers import (
+    build,
+    global_context,
+    run_cli,
+    snapshot,
+    snapshot_but_registry,
+    uninstall_claude,
+)
 from msd_install.errors import ConcurrentChangeError
 from msd_install.installer import engine
-from msd_install.installer.context import GLOBAL, Context
+from msd_install.installer.context import Context
 from msd_install.installer.manifestcheck import JOURNAL_DIR
 from msd_install.payload import load
 from msd_install.runtimes import ADAPTERS
@@ -30,14 +36,8 @@ HEADER = {"msd_journal": 1, "verb": "uninstall", "pid": 1, "started": "2026-01-0
 
 
 def ctx_for(home: Path) -> Context:
-    return Context(
-        home=home,
-        cwd=home,
-        env={},
-        scope=GLOBAL,
-        interpreter=Path(sys.executable),
-        state_dir=home / ".local/state/msd",
-    )
+    ctx: Context = global_context(home, state_dir=home / ".local/state/msd")
+    return ctx
 
 
 def installed(home: Path) -> Context:

@@ -10,7 +10,6 @@ the config files changes.
 from __future__ import annotations
 
 import json
-import sys
 from io import StringIO
 from pathlib import Path
 from typing import Any
@@ -20,11 +19,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from helpers import build, snapshot
+from helpers import build, global_context, snapshot
 from msd_install.errors import MsdError
 from msd_install.installer import engine
 from msd_install.installer.configedit import value_hash
-from msd_install.installer.context import GLOBAL, Context
+from msd_install.installer.context import Context
 from msd_install.payload import load
 from msd_install.runtimes import ADAPTERS
 
@@ -59,14 +58,8 @@ TEXTS = [
 
 
 def ctx_for(home: Path) -> Context:
-    return Context(
-        home=home,
-        cwd=home,
-        env={},
-        scope=GLOBAL,
-        interpreter=Path(sys.executable),
-        state_dir=home / ".state",
-    )
+    ctx: Context = global_context(home)
+    return ctx
 
 
 def parse(fmt: str, text: str) -> Any:
