@@ -314,7 +314,6 @@ class Transaction:
         spot: Spot,
         in_place: bool = False,
         *,
-        gone: bool = False,
         looked: bool = False,
         now: os.stat_result | None = None,
     ) -> None:
@@ -332,7 +331,7 @@ class Transaction:
             if content is None:
                 raise ConfigFileError("changed while msd-install was reading it", path=spot.path)
         if self.journal is not None and (now is None or content is not None or _is_link(now)):
-            self.journal.file(spot, now, content, gone=gone)
+            self.journal.file(spot, now, content)
         if now is None:
             self._undo.append(functools.partial(_unlink_quiet, spot))
         elif stat.S_ISLNK(now.st_mode):  # a link is put back as a link, never read through
@@ -413,7 +412,7 @@ class Transaction:
             )
         if self.journal is not None and self._move_aside(spot, known, now):
             return
-        self._remember(spot, gone=True)
+        self._remember(spot)
         self._tick()
         self.dirs.forget_paths()  # a link to a directory, maybe: its path leads elsewhere now
         os.unlink(spot.name, dir_fd=spot.fd)

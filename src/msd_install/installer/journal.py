@@ -72,11 +72,9 @@ class Journal:
             self._append({"op": "mkdir", "path": rel_of(self.root, directory)})
         return self._fd
 
-    def file(
-        self, spot: Spot, was: os.stat_result | None, content: bytes | None, *, gone: bool = False
-    ) -> None:
-        """Before the first change of the file at ``spot``: what was there. ``gone``: the
-        change removes the file, so its backup can be a second name of the same bytes."""
+    def file(self, spot: Spot, was: os.stat_result | None, content: bytes | None) -> None:
+        """Before the first change of the file at ``spot``: what was there (a removal moves
+        the file itself into the journal where it can: ``moving``)."""
         self._open()
         if was is None:  # most lines of an install: one ``json.dumps`` less each
             self._write(absent_line(self._rel(spot)))  # not synced alone: see ``_append``
@@ -89,14 +87,9 @@ class Journal:
 
             self._count += 1
             name = f"{self._count}.bak"
-            linked = self._keep(spot, name, content, gone and was.st_nlink == 1)
+            _write_synced(self.dir / name, content)
             digest = hashlib.sha256(content).hexdigest()
             entry.update(was="file", backup=name, mode=was.st_mode & 0o7777, sha256=digest)
-            # a removal only ever takes away msd's own files (hash-checked) or a backup
-            # already put back: if a power cut loses this line, no byte of the user's is lost
-            if linked:
-                self._append(entry, durable=False)
-                return
         self._append(entry)
 
     def moving(self, spot: Spot, was: os.stat_result, digest: str) -> str:
@@ -109,22 +102,10 @@ class Journal:
         name = f"{self._count}.bak"
         entry: dict[str, Any] = {"op": "file", "path": self._rel(spot), "was": "file"}
         entry.update(backup=name, mode=was.st_mode & 0o7777, sha256=digest, moved=True)
-        # not synced, like a linked backup's line (``file``): a removal only takes msd's own
-        # files (hash-checked) or a backup already put back
+        # not synced: a removal only takes msd's own files (hash-checked) or a backup
+        # already put back: if a power cut loses this line, no byte of the user's is lost
         self._append(entry, durable=False)
         return name
-
-    def _keep(self, spot: Spot, name: str, content: bytes, link: bool) -> bool:
-        """The previous bytes under ``name``: a hard link where the file is about to be
-        removed (no copy; its only other name is going), else a copy. True if linked."""
-        if link and spot.fd is not None:
-            try:
-                os.link(spot.name, self.dir / name, src_dir_fd=spot.fd, follow_symlinks=False)
-                return True
-            except OSError:  # another file system, or links not allowed: copy
-                pass
-        _write_synced(self.dir / name, content)
-        return False
 
     def mkdir(self, spot: Spot) -> None:
         self._write(mkdir_line(self._rel(spot)))  # not synced alone: see ``_append``
