@@ -11,6 +11,7 @@ config files real installs write.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -101,7 +102,50 @@ def _guided(root: dict[str, Any], schema: Any, depth: int) -> st.SearchStrategy[
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_bundled_schema_compiles(name: str) -> None:
+    """Whole, every subschema and pattern at once: no install ever meets an unsupported
+    keyword in a bundled schema (compiling is lazy in a run; see the next test)."""
     assert schemacheck._compiled(name) is not None, f"{name} falls back to jsonschema"
+    root = schemas.load(name)
+    compile_schema(root, lazy=False)  # raises UnsupportedError or re.error if not
+
+
+def test_a_run_compiles_only_what_the_document_reaches() -> None:
+    """Claude Code's settings schema has many subschemas and patterns; checking a small
+    settings file compiles the few it reaches, not the rest (that was most of the time an
+    install spent validating)."""
+    root = schemas.load("claude-code-settings")
+    patterns = json.dumps(root).count('"pattern"')
+    assert patterns >= 8
+    schemacheck._regex.cache_clear()
+    schemacheck._compiled.cache_clear()
+    doc = {"statusLine": {"type": "command", "command": "x"}, "env": {"A": "1"}}
+    assert is_valid("claude-code-settings", doc) is jsonschema.Draft7Validator(root).is_valid(doc)
+    assert schemacheck._regex.cache_info().currsize <= patterns / 4
+
+
+@pytest.mark.parametrize("lazy", [True, False])
+def test_an_unsupported_keyword_is_met_where_an_instance_reaches_it(lazy: bool) -> None:
+    """Lazily, an unsupported keyword or a pattern ``re`` cannot compile raises when an
+    instance reaches it (``is_valid`` then answers None: ask jsonschema); instances that do
+    not reach it get the answer; compiled whole, it raises at once."""
+    schema = {
+        "properties": {"n": {"type": "integer"}, "odd": {"multipleOf": 2}, "p": {"pattern": "("}},
+        "items": {"$ref": "#/definitions/missing"},
+    }
+    if not lazy:
+        with pytest.raises(schemacheck.UnsupportedError):
+            compile_schema(schema, lazy=False)
+        return
+    check = compile_schema(schema)
+    assert check({"n": 1}) is True
+    assert check({"n": "x"}) is False
+    assert check([]) is True  # no item: the $ref is never resolved
+    with pytest.raises(schemacheck.UnsupportedError):
+        check({"odd": 3})
+    with pytest.raises(re.error):
+        check({"p": "a"})
+    with pytest.raises(schemacheck.UnsupportedError):
+        check([1])
 
 
 HARD_TO_SATISFY = {
@@ -170,11 +214,12 @@ KEYWORD_SCHEMAS: list[Any] = [
 ]  # fmt: skip
 
 
+@pytest.mark.parametrize("lazy", [True, False])
 @pytest.mark.parametrize("index", range(len(KEYWORD_SCHEMAS)))
-def test_agrees_with_jsonschema_keyword_by_keyword(index: int) -> None:
+def test_agrees_with_jsonschema_keyword_by_keyword(index: int, lazy: bool) -> None:
     schema = KEYWORD_SCHEMAS[index]
     validator = jsonschema.Draft7Validator(schema)
-    check = compile_schema(schema)
+    check = compile_schema(schema, lazy=lazy)
 
     @settings(max_examples=300, deadline=None)
     @given(JSON)

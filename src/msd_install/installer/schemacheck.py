@@ -8,8 +8,16 @@ it says "no" does ``jsonschema`` run, to name the errors (and to tell ours from 
 
 Keywords are read exactly as Draft7Validator reads them (``$ref`` hides its siblings, ``format``
 only annotates, unknown keywords are ignored). A validating keyword this module does not
-implement raises ``UnsupportedError`` at compile time, and the caller then uses jsonschema for that
-schema. tests/installer/test_schemacheck.py proves agreement with jsonschema on a corpus.
+implement raises ``UnsupportedError`` when it is compiled, and the caller then uses jsonschema.
+tests/installer/test_schemacheck.py proves agreement with jsonschema on a corpus.
+
+Compiling is lazy: a subschema (a property's, an item's, a ``$ref``'s target) and a pattern are
+compiled the first time an instance reaches them. Claude Code's settings schema has hundreds
+of subschemas and patterns, an install's document reaches a few, and compiling them all was
+most of an install's validation time. So an unsupported keyword (or a pattern ``re`` cannot
+compile) is found when it is reached, and the answer is then None ("ask jsonschema"), as
+before; ``compile_schema(..., lazy=False)`` compiles everything at once (the tests use it to
+show that every bundled schema compiles whole, so that no run ever meets one of those).
 """
 
 from __future__ import annotations
@@ -89,10 +97,60 @@ def _identity(x: Any) -> Any:
     return ("n", None)
 
 
+class _Later:
+    """A check made the first time it is asked (``make``), then kept: a subschema that no
+    instance reaches is never compiled. Made at once when the compiler is not lazy."""
+
+    __slots__ = ("_check", "_make")
+
+    def __init__(self, make: Callable[[], Check]) -> None:
+        self._make = make
+        self._check: Check | None = None
+
+    def get(self) -> Check:
+        """The check (hot loops take it once, then call it for every item)."""
+        if self._check is None:
+            self._check = self._make()
+        return self._check
+
+    def __call__(self, x: Any) -> bool:
+        check = self._check if self._check is not None else self.get()
+        return check(x)
+
+
+class _Search:
+    """``re.compile(pattern).search``, compiled the first time it is asked (or at once when
+    the compiler is not lazy; an invalid pattern then raises ``re.error`` there)."""
+
+    __slots__ = ("_pattern", "_search")
+
+    def __init__(self, pattern: str, lazy: bool) -> None:
+        self._pattern = pattern
+        self._search: Callable[[str], Any] | None = None if lazy else _regex(pattern)
+
+    def __call__(self, text: str) -> Any:
+        if self._search is None:
+            self._search = _regex(self._pattern)
+        return self._search(text)
+
+
 class _Compiler:
-    def __init__(self, root: Any) -> None:
+    def __init__(self, root: Any, *, lazy: bool = True) -> None:
         self.root = root
-        self.refs: dict[str, Check] = {}
+        self.lazy = lazy
+        self.refs: dict[str, _Later] = {}
+
+    def sub(self, schema: Any) -> _Later:
+        """``schema`` compiled when first used (at once when not lazy)."""
+        later = _Later(lambda: self.compile(schema))
+        if not self.lazy:
+            later.get()
+        return later
+
+    def search(self, pattern: Any) -> _Search:
+        if not isinstance(pattern, str):
+            raise UnsupportedError(f"pattern {pattern!r}")
+        return _Search(pattern, self.lazy)
 
     def compile(self, schema: Any) -> Check:
         if schema is True:
@@ -116,20 +174,23 @@ class _Compiler:
     def ref(self, ref: Any) -> Check:
         if not isinstance(ref, str) or not (ref == "#" or ref.startswith("#/")):
             raise UnsupportedError(f"$ref {ref!r}")
-        if ref not in self.refs:
-            target: Any = self.root
-            for part in unquote(ref[1:]).split("/")[1:]:
-                part = part.replace("~1", "/").replace("~0", "~")
-                if isinstance(target, dict) and part in target:
-                    target = target[part]
-                elif isinstance(target, list) and part.isdigit() and int(part) < len(target):
-                    target = target[int(part)]
-                else:
-                    raise UnsupportedError(f"$ref {ref!r} does not resolve")
-            slot: list[Check] = []
-            self.refs[ref] = lambda x: slot[0](x)  # recursion-safe: filled in below
-            slot.append(self.compile(target))
+        if ref not in self.refs:  # recursion-safe: a $ref inside its target finds this one
+            later = self.refs[ref] = _Later(lambda: self.compile(self.resolve(ref)))
+            if not self.lazy:
+                later.get()
         return self.refs[ref]
+
+    def resolve(self, ref: str) -> Any:
+        target: Any = self.root
+        for part in unquote(ref[1:]).split("/")[1:]:
+            part = part.replace("~1", "/").replace("~0", "~")
+            if isinstance(target, dict) and part in target:
+                target = target[part]
+            elif isinstance(target, list) and part.isdigit() and int(part) < len(target):
+                target = target[int(part)]
+            else:
+                raise UnsupportedError(f"$ref {ref!r} does not resolve")
+        return target
 
     def keyword(self, key: str, value: Any, schema: dict[str, Any]) -> Check | None:
         method = getattr(self, "k_" + key.replace("$", ""), None)
@@ -154,25 +215,25 @@ class _Compiler:
         return lambda x: equal(x, value)
 
     def k_allOf(self, value: Any, _s: dict[str, Any]) -> Check:  # noqa: N802
-        subs = [self.compile(s) for s in value]
+        subs = [self.sub(s) for s in value]
         return lambda x: all(c(x) for c in subs)
 
     def k_anyOf(self, value: Any, _s: dict[str, Any]) -> Check:  # noqa: N802
-        subs = [self.compile(s) for s in value]
+        subs = [self.sub(s) for s in value]
         return lambda x: any(c(x) for c in subs)
 
     def k_oneOf(self, value: Any, _s: dict[str, Any]) -> Check:  # noqa: N802
-        subs = [self.compile(s) for s in value]
+        subs = [self.sub(s) for s in value]
         return lambda x: sum(1 for c in subs if c(x)) == 1
 
     def k_not(self, value: Any, _s: dict[str, Any]) -> Check:
-        sub = self.compile(value)
+        sub = self.sub(value)
         return lambda x: not sub(x)
 
     def k_if(self, value: Any, schema: dict[str, Any]) -> Check:
-        cond = self.compile(value)
-        then = self.compile(schema["then"]) if "then" in schema else None
-        other = self.compile(schema["else"]) if "else" in schema else None
+        cond = self.sub(value)
+        then = self.sub(schema["then"]) if "then" in schema else None
+        other = self.sub(schema["else"]) if "else" in schema else None
 
         def check(x: Any) -> bool:
             if cond(x):
@@ -207,25 +268,25 @@ class _Compiler:
         return lambda x: not isinstance(x, str) or len(x) <= value
 
     def k_pattern(self, value: Any, _s: dict[str, Any]) -> Check:
-        search = _regex(value)
+        search = self.search(value)
         return lambda x: not isinstance(x, str) or search(x) is not None
 
     # --- arrays ---------------------------------------------------------------------------
     def k_items(self, value: Any, schema: dict[str, Any]) -> Check:
         if isinstance(value, list):
-            subs = [self.compile(s) for s in value]
+            subs = [self.sub(s) for s in value]
             extra = schema.get("additionalItems", True)
-            more = self.compile(extra)
+            more = self.sub(extra)
 
             def positional(x: Any) -> bool:
                 if not isinstance(x, list):
                     return True
                 head = all(c(i) for c, i in zip(subs, x, strict=False))
-                return head and all(more(i) for i in x[len(subs) :])
+                return head and all(map(more.get(), x[len(subs) :]))
 
             return positional
-        sub = self.compile(value)
-        return lambda x: not isinstance(x, list) or all(sub(i) for i in x)
+        sub = self.sub(value)
+        return lambda x: not isinstance(x, list) or all(map(sub.get(), x))
 
     def k_additionalItems(self, _v: Any, _s: dict[str, Any]) -> None:  # noqa: N802
         return None  # read by k_items (ignored without a list-form "items", as in Draft 7)
@@ -242,25 +303,25 @@ class _Compiler:
         return lambda x: not isinstance(x, list) or len({_identity(i) for i in x}) == len(x)
 
     def k_contains(self, value: Any, _s: dict[str, Any]) -> Check:
-        sub = self.compile(value)
-        return lambda x: not isinstance(x, list) or any(sub(i) for i in x)
+        sub = self.sub(value)
+        return lambda x: not isinstance(x, list) or any(map(sub.get(), x))
 
     # --- objects --------------------------------------------------------------------------
     def k_properties(self, value: Any, _s: dict[str, Any]) -> Check:
-        subs = {k: self.compile(s) for k, s in value.items()}
+        subs = {k: self.sub(s) for k, s in value.items()}
         return lambda x: not isinstance(x, dict) or all(c(x[k]) for k, c in subs.items() if k in x)
 
     def k_patternProperties(self, value: Any, _s: dict[str, Any]) -> Check:  # noqa: N802
-        subs = [(_regex(p), self.compile(s)) for p, s in value.items()]
+        subs = [(self.search(p), self.sub(s)) for p, s in value.items()]
         return lambda x: (
             not isinstance(x, dict)
             or all(c(v) for k, v in x.items() for search, c in subs if search(k))
         )
 
     def k_additionalProperties(self, value: Any, schema: dict[str, Any]) -> Check:  # noqa: N802
-        sub = self.compile(value)
+        sub = self.sub(value)
         known = set(schema.get("properties", {}))
-        patterns = [_regex(p) for p in schema.get("patternProperties", {})]
+        patterns = [self.search(p) for p in schema.get("patternProperties", {})]
 
         def check(x: Any) -> bool:
             if not isinstance(x, dict):
@@ -278,8 +339,8 @@ class _Compiler:
         return lambda x: not isinstance(x, dict) or all(n in x for n in names)
 
     def k_propertyNames(self, value: Any, _s: dict[str, Any]) -> Check:  # noqa: N802
-        sub = self.compile(value)
-        return lambda x: not isinstance(x, dict) or all(sub(k) for k in x)
+        sub = self.sub(value)
+        return lambda x: not isinstance(x, dict) or all(map(sub.get(), x))
 
     def k_minProperties(self, value: Any, _s: dict[str, Any]) -> Check:  # noqa: N802
         return lambda x: not isinstance(x, dict) or len(x) >= value
@@ -293,7 +354,7 @@ class _Compiler:
             if isinstance(dep, list):
                 checks.append((key, _has_all(list(dep))))
             else:
-                checks.append((key, self.compile(dep)))
+                checks.append((key, self.sub(dep)))
         return lambda x: not isinstance(x, dict) or all(c(x) for k, c in checks if k in x)
 
 
@@ -318,13 +379,14 @@ def _compiled(name: str) -> Check | None:
 
 def is_valid(name: str, instance: Any) -> bool | None:
     """Whether ``instance`` is valid under the bundled schema ``name`` (as Draft7Validator
-    says), or None when this checker cannot tell (then ask jsonschema)."""
+    says), or None when this checker cannot tell (then ask jsonschema): the schema uses
+    something it does not implement, met when ``instance`` reached it (compiling is lazy)."""
     check = _compiled(name)
     if check is None:
         return None
     try:
         return check(instance)
-    except RecursionError:
+    except (RecursionError, UnsupportedError, re.error):
         return None
 
 
@@ -346,11 +408,12 @@ def _split(name: str) -> tuple[Check, Callable[[str, Any], bool]] | None:
     try:
         compiler = _Compiler(root)
         local = [compiler.keyword(k, v, root) for k, v in root.items() if k in _ROOT_LOCAL]
-        props = {k: compiler.compile(v) for k, v in root.get("properties", {}).items()}
+        props = {k: compiler.sub(v) for k, v in root.get("properties", {}).items()}
         patterns = [
-            (_regex(p), compiler.compile(v)) for p, v in root.get("patternProperties", {}).items()
+            (compiler.search(p), compiler.sub(v))
+            for p, v in root.get("patternProperties", {}).items()
         ]
-        other = compiler.compile(root.get("additionalProperties", True))
+        other = compiler.sub(root.get("additionalProperties", True))
     except (UnsupportedError, re.error):
         return None
     checks = [c for c in local if c is not None]
@@ -378,10 +441,11 @@ def adds_no_error(name: str, after: Any, changed: set[str]) -> bool:
     top, member = split
     try:
         return top(after) and all(member(k, after[k]) for k in changed if k in after)
-    except RecursionError:
+    except (RecursionError, UnsupportedError, re.error):
         return False
 
 
-def compile_schema(schema: Any) -> Check:
-    """``schema`` compiled (for tests: any schema, not only the bundled ones)."""
-    return _Compiler(schema).compile(schema)
+def compile_schema(schema: Any, *, lazy: bool = True) -> Check:
+    """``schema`` compiled (for tests: any schema, not only the bundled ones); ``lazy=False``:
+    every subschema and pattern at once, so that anything unsupported raises here."""
+    return _Compiler(schema, lazy=lazy).compile(schema)
