@@ -84,16 +84,18 @@ def resolve_install(
     version = old.installer_version if old else ""
     saver = Saver(plan.root, plan.runtime, plan.scope, version, foreign=foreign)
     bases = _Bases(stored)
-    # each content hashed once, in a thread while the files are resolved (hashlib and zlib let
-    # go of the GIL); with no store yet (a first install) the thread then compresses all of
-    # it, used if every file is installed, as is usual. The records wait for their digest.
-    hashing = _Hashing([op.content for op in plan.files], store=core and stored is None)
-    for n, op in enumerate(plan.files):
-        _resolve_file(op, f"{_PENDING}{n}", ctx, old, new, res, result, (saver, bases, shipped))
-    digests = hashing.digests()
-    for record in new.files.values():
-        if record["sha256"].startswith(_PENDING):
-            record["sha256"] = digests[int(record["sha256"][len(_PENDING) :])]
+    # each content hashed once, here (SHA-256 runs at GB/s: a few ms for a whole payload; in a
+    # thread, each of hundreds of small hashes waited for the GIL while this loop held it);
+    # with no store yet (a first install), a thread then compresses all of it while the files
+    # are resolved (one zlib call, without the GIL), used if every file is installed, as is usual
+    digests = [sha256_bytes(op.content) for op in plan.files]
+    compressing = (
+        _Compress(dict(zip(digests, (op.content for op in plan.files), strict=True)))
+        if core and stored is None
+        else None
+    )
+    for op, digest in zip(plan.files, digests, strict=True):
+        _resolve_file(op, digest, ctx, old, new, res, result, (saver, bases, shipped))
     if old is not None and old.trusted:  # the sets still there stay vouched for
         new.patches = [
             p for p in old.patches if os.path.lexists(plan.root / PATCHES_DIR / p["set"])
@@ -105,7 +107,7 @@ def resolve_install(
         res.steps.append(Write(saver.directory / "patch.json", saver.metadata(), None))
         new.patches.append(saver.record())
     store_at = len(res.steps)  # where the store's write goes, once compressed
-    job = _keep_pristine(plan, digests, old, new, stored, hashing) if core else None
+    job = _keep_pristine(plan, digests, old, new, stored, compressing) if core else None
     config_steps = resolve_config(plan, old, new, res, result)
     _remove_stale(plan, old, new, res, result)
     _drop_untracked_backups(new, result)
@@ -165,63 +167,29 @@ class _Bases:
         return self._blobs.get(digest)
 
 
-# a new record's sha256 until the hashing thread has it: this, then the file's index in the
-# plan (never a manifest's sha256, which is 64 hex digits)
-_PENDING = "\0sha256 of "
-
-
 class _Compress:
-    """A store, ``pristine.compress(pristine.pack_digests(blobs))``, made in a thread (zlib
-    lets go of the GIL); ``result`` waits for it."""
+    """A store, ``pristine.compress(pristine.pack_digests(blobs))``: packed here, compressed in
+    a thread (one zlib call, which lets go of the GIL; Python code in the thread would wait
+    for the GIL, held by the resolution meanwhile); ``result`` waits for it."""
 
     def __init__(self, blobs: dict[str, bytes]) -> None:
         self.blobs = blobs
+        self._packed = pristine.pack_digests(blobs)
         self._out: bytes | BaseException = b""
         self._thread = _start(self._run)
 
     def _run(self) -> None:
         try:
-            self._out = pristine.compress(pristine.pack_digests(self.blobs))
+            self._out = pristine.compress(self._packed)
         except BaseException as exc:  # handed to the caller of ``result``
             self._out = exc
+        self._packed = b""
 
     def result(self) -> bytes:
         self._thread.join()
         if isinstance(self._out, BaseException):
             raise self._out
         return self._out
-
-
-class _Hashing(_Compress):
-    """Every content's sha256, in a thread while the files are resolved (hashlib lets go of
-    the GIL); with ``store`` (a first install), then the store of all of them (``result``)."""
-
-    def __init__(self, contents: list[bytes], *, store: bool) -> None:
-        import threading
-
-        self.contents = contents
-        self.store = store
-        self._digests: list[str] = []
-        self._hashed = threading.Event()
-        super().__init__({})
-
-    def _run(self) -> None:
-        try:
-            self._digests = [sha256_bytes(c) for c in self.contents]
-            self.blobs = dict(zip(self._digests, self.contents, strict=True))
-        except BaseException as exc:  # handed to the caller of ``digests``
-            self._out = exc
-            return
-        finally:
-            self._hashed.set()
-        if self.store:
-            super()._run()
-
-    def digests(self) -> list[str]:
-        self._hashed.wait()
-        if isinstance(self._out, BaseException):
-            raise self._out
-        return self._digests
 
 
 def _start(run: Callable[[], None]) -> threading.Thread:
@@ -238,7 +206,7 @@ def _keep_pristine(
     old: Manifest | None,
     new: Manifest,
     stored: bytes | None,
-    hashing: _Hashing,
+    compressing: _Compress | None,
 ) -> _Compress | None:
     """Keep the bytes of every file this version installed, for the next upgrade's bases;
     rewritten only when what it holds changes. None: the store is current (``new.pristine``
@@ -253,8 +221,8 @@ def _keep_pristine(
     ):
         new.pristine = sha256_bytes(stored)
         return None
-    if hashing.store and hashing.blobs.keys() == kept.keys():
-        return hashing
+    if compressing is not None and compressing.blobs.keys() == kept.keys():
+        return compressing
     return _Compress(kept)
 
 
