@@ -17,6 +17,12 @@ run changed it in between (the workers of one ``--all``, or two msd-install comm
 once). For the same reason a root whose manifest is missing is forgotten only when no run
 holds that root's lock (an uninstall under way there removes the manifest before it forgets
 the root, and must not be forgotten by another run in between).
+
+Config files are shared the same way: a file an install created (``~/.codebuddy.json``, which
+CodeBuddy's local and global installs both edit) that its uninstall leaves holding another
+install's entries is recorded under ``files``, and goes with the later uninstall that empties
+it (``shared_files``; uninstall.py removes it only if that uninstall's own removals leave it
+exactly empty). Without it, the global install, which found the file there, left ``{}``.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ import contextlib
 import json
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -117,12 +123,23 @@ class Registry:
                     raise
         return created  # pragma: no cover - the loop returns or raises
 
+    def shared_files(self) -> frozenset[str]:
+        """The config files msd created that an uninstall left holding another install's
+        entries (real paths): the next uninstall that empties one removes it."""
+        return frozenset(self._read()["files"])
+
     def forget(
-        self, tx: Transaction, root: Path, kept: list[Path], name: str = MANIFEST_NAME
+        self,
+        tx: Transaction,
+        root: Path,
+        kept: list[Path],
+        name: str = MANIFEST_NAME,
+        files: Sequence[Path] = (),
     ) -> str | None:
         """Drop ``root``, once its own files and folders are gone. ``kept``: folders its install
         made that were not empty (another install, or the user, still has something there):
-        they become *shared* and go with the later uninstall that leaves them empty. The
+        they become *shared* and go with the later uninstall that leaves them empty; ``files``:
+        config files its install created, left holding others' entries, likewise. The
         record itself goes with the last root, in ``drop_if_empty``, after the root's lock
         and journal: until then a recovery can still vouch for the root (``previous``)."""
         if self.digest(root, name) is None:
@@ -137,6 +154,8 @@ class Registry:
                 _prune(doc)
                 shared = sorted({*doc["shared"], *(str(d) for d in kept)}, key=_deepest_first)
                 doc["shared"] = [d for d in shared if not _gone(tx, Path(d))]
+                held = {*doc["files"], *(os.path.realpath(f) for f in files)}
+                doc["files"] = sorted(f for f in held if os.path.lexists(f))[:MAX_SHARED]
                 self._write(tx, _dump(doc))
         except (OSError, MsdError) as exc:
             return self._unwritable(exc)
@@ -240,6 +259,7 @@ class Registry:
             "dirs": [],
             "shared": [],
             "previous": {},
+            "files": [],
         }
         try:
             # never through a link, and never blocking on a FIFO put in its place
@@ -264,12 +284,8 @@ class Registry:
             if isinstance(d, str) and Path(d).is_absolute() and above.is_relative_to(d)
         ]
         roots = {k: v for k, v in doc["roots"].items() if isinstance(v, str)}
-        shared = doc.get("shared", [])
-        shared = [
-            d
-            for d in (shared if isinstance(shared, list) else [])[:MAX_SHARED]
-            if isinstance(d, str) and Path(d).is_absolute() and os.path.normpath(d) == d
-        ]
+        shared = _paths(doc.get("shared", []))
+        files = _paths(doc.get("files", []))
         previous = doc.get("previous", {})
         previous = {
             k: v
@@ -282,7 +298,17 @@ class Registry:
             "dirs": dirs,
             "shared": shared,
             "previous": previous,
+            "files": files,
         }
+
+
+def _paths(value: Any) -> list[str]:
+    """A list of absolute, normalised paths from the record (bounded; anything else dropped)."""
+    return [
+        d
+        for d in (value if isinstance(value, list) else [])[:MAX_SHARED]
+        if isinstance(d, str) and Path(d).is_absolute() and os.path.normpath(d) == d
+    ]
 
 
 def _prune(doc: dict[str, Any]) -> None:
@@ -319,4 +345,6 @@ def _key(root: Path, name: str = MANIFEST_NAME) -> str:
 
 
 def _dump(doc: dict[str, Any]) -> bytes:
+    if not doc.get("files"):  # the record as it was before shared files: no churn
+        doc = {k: v for k, v in doc.items() if k != "files"}
     return (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode()

@@ -24,8 +24,18 @@ from .report import Result
 from .steps import Remove, RemoveDirIfEmpty, Step, Write
 
 
-def resolve_uninstall(manifest: Manifest, result: Result, fence: Path | None = None) -> list[Step]:
-    """``fence``: the project of a --local run, out of which nothing is changed."""
+def resolve_uninstall(
+    manifest: Manifest,
+    result: Result,
+    fence: Path | None = None,
+    *,
+    shared: frozenset[str] = frozenset(),
+    handed: list[Path] | None = None,
+) -> list[Step]:
+    """``fence``: the project of a --local run, out of which nothing is changed. ``shared``:
+    the config files msd created that an earlier uninstall left to the last one that empties
+    them (the user's record: ``Registry.shared_files``); ``handed`` receives the files this
+    manifest created that stay, holding other entries (for the record, when it is trusted)."""
     steps: list[Step] = []
     # Config first: an unparsable file must stop the run before anything is removed.
     for record in manifest.config:
@@ -49,7 +59,10 @@ def resolve_uninstall(manifest: Manifest, result: Result, fence: Path | None = N
             result.add("skip", path, note)
         # a foreign manifest's "created" is only believed once it really took entries out
         emptied = manifest.trusted or doc.text.encode() != raw
-        if record["created"] and doc.text == fmt_of(record["fmt"]).empty and emptied:
+        created = record["created"] or (
+            doc.text.encode() != raw and os.path.realpath(path) in shared
+        )
+        if created and doc.text == fmt_of(record["fmt"]).empty and emptied:
             # through a (once dangling) symlink we created the target: remove that, keep the link
             steps.append(Remove(real_target(path)))
             result.add("remove", real_target(path))
@@ -57,6 +70,8 @@ def resolve_uninstall(manifest: Manifest, result: Result, fence: Path | None = N
             check_writable(path)
             steps.append(Write(path, doc.text.encode(), None, expect=raw, in_place=True))
             result.add("update", path, "msd entries removed")
+            if record["created"] and handed is not None:
+                handed.append(path)
         else:
             result.add("identical", path)
     backups = {b["path"]: b for b in manifest.backups}
