@@ -216,9 +216,19 @@ def read_at(spot: Spot, limit: int) -> bytes | None:
         if exc.errno == errno.ELOOP:
             return None
         raise
-    with os.fdopen(fd, "rb") as handle:
-        st = os.fstat(handle.fileno())
+    try:  # looked at before any read: a directory or a device is not read (nor an error)
+        st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
             return None
-        data = handle.read(limit + 1)
-    return data if len(data) <= limit else None
+        chunks: list[bytes] = []
+        size, want = 0, min(st.st_size, limit) + 1  # one read, and one that finds the end
+        while size <= limit:  # the file may grow while it is read: never past the limit
+            chunk = os.read(fd, min(want, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            want = 1 << 16  # past what fstat said: it grew, read on in pieces
+    finally:
+        os.close(fd)
+    return b"".join(chunks) if size <= limit else None
