@@ -116,3 +116,22 @@ def test_uninstall_never_calls_os_sync(tmp_path: Path) -> None:
     got = synced(home, ["--claude", "--global", "--yes", "--uninstall"])
     assert ("sync", "") not in got
     assert not (home / ".claude").exists()
+
+
+def test_a_file_put_back_under_an_unchanged_manifest_is_durable_before_the_run_ends(
+    tmp_path: Path,
+) -> None:
+    """A reinstall that re-creates a file of msd's the user deleted writes no new manifest
+    (it lists the file already), so no manifest write makes it durable: the run must, before
+    its journal goes, or a power cut would leave an empty file the manifest lists as msd's
+    (the next run would take it for the user's edit)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    synced(home, ["--claude", "--global", "--yes"])
+    skill = home / ".claude/skills/msd-help/SKILL.md"
+    manifest = (home / ".claude/msd-file-manifest.json").read_bytes()
+    skill.unlink()
+    got = synced(home, ["--claude", "--global", "--yes"])
+    assert skill.is_file()
+    assert (home / ".claude/msd-file-manifest.json").read_bytes() == manifest  # unchanged
+    assert got.count(("sync", "")) == 1

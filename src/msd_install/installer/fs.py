@@ -372,6 +372,11 @@ class Transaction:
         if not (existed or sync):
             self._unsynced.append(spot)
 
+    @property
+    def unsynced(self) -> bool:
+        """Payload files written without an fsync that no ``flush`` has made durable yet."""
+        return bool(self._unsynced)
+
     def flush(self) -> None:
         """Before the manifest is written: the journal's lines so far are durable, so that a
         manifest a power cut keeps always comes with the journal that can undo its run; and

@@ -111,6 +111,8 @@ def execute(steps: list[Step], tx: Transaction, guard: Guard | None = None) -> l
             tx.symlink_at(spot, step.target)
         elif not tx.rmdir_at(spot) and lstat_at(spot) is not None:
             kept.append(step.path)
+    if tx.unsynced:  # written after the last barrier, or with none (an unchanged manifest
+        tx.flush()  # that already lists a file put back): durable before the journal goes
     return kept
 
 
