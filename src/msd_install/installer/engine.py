@@ -133,6 +133,7 @@ def _install(
                 if old is not None and moved.steps:
                     execute(moved.steps, tx, Guard(plan.root, bounds().config_files, True, project))
                     old = moved.manifest
+                    old.disk_digest = ""  # not the bytes on disk any more: compared by content
                     old.dirs = [d for d in old.dirs if old.abs(d).is_dir()]
                 made, applied = tuple(created), moved.applied
                 res = resolve_install(

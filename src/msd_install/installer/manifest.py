@@ -160,6 +160,9 @@ class Manifest:
     # run would write itself (a teammate's committed install, verified, is kept byte for byte)
     original: ManifestDoc | None = None
     original_digest: str = ""
+    # the sha256 of the bytes this manifest was read from ("": not read, or changed since):
+    # a run that would write exactly those bytes again writes nothing, without dumping this
+    disk_digest: str = field(default="", compare=False, repr=False)
 
     @property
     def path(self) -> Path:
@@ -305,12 +308,10 @@ def load(
     found = _validated(root, bounds, name)
     if found is None:
         return None
-    manifest, raw = found
+    manifest = found[0]
     recorded = None if registry is None else registry.digest(root, name)
     # the bytes msd-install wrote, as they are, hash to the record without being dumped again
-    if recorded is not None and (
-        hashlib.sha256(raw).hexdigest() == recorded or manifest.digest() == recorded
-    ):
+    if recorded is not None and (manifest.disk_digest == recorded or manifest.digest() == recorded):
         return manifest
     link = manifest.escaping_link()
     if link is not None:
@@ -354,6 +355,7 @@ def _validated(
         name=name,
         migrations=list(doc.get("migrations", [])),
         patches=list(doc.get("patches", [])),
+        disk_digest=hashlib.sha256(raw).hexdigest(),
     )
     return manifest, raw
 

@@ -135,7 +135,9 @@ def resolve_install(
     res.digest = sha256_bytes(data)
     if old is not None and not old.trusted and res.digest == old.original_digest:
         result.notes.append(VERIFIED if not result.dry_run else VERIFIED_DRY)
-    elif old is None or not old.trusted or old.to_bytes() != data:
+    elif (
+        old is None or not old.trusted or (res.digest != old.disk_digest and old.to_bytes() != data)
+    ):
         res.steps.append(Write(new.path, data, 0o644, barrier=True))
     return res
 
