@@ -11,11 +11,13 @@ and global, uninstall in either order, and the home is as it was.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from helpers import run_cli, snapshot
+from helpers import cli_env, run_cli, snapshot
 from msd_install.runtimes import ADAPTERS
 
 BOTH = [n for n, a in ADAPTERS.items() if {"global", "local"} <= set(a.scopes)]
@@ -53,10 +55,92 @@ def test_the_file_keeps_what_the_user_added(tmp_path: Path) -> None:
     config.write_text(json.dumps(doc, indent=2) + "\n")
     _run(home, project, "--codebuddy", "--local", "--uninstall")
     record = json.loads((home / ".local/state/msd/manifests.json").read_text())
-    assert record["files"] == [str(config.resolve())]
+    st = config.stat()
+    assert record["files"] == {str(config.resolve()): [st.st_dev, st.st_ino]}
     _run(home, project, "--codebuddy", "--global", "--uninstall")
     assert json.loads(config.read_text()) == {"theme": "dark"}
     assert not (home / ".local/state/msd").exists()
+
+
+def test_a_file_left_holding_only_the_users_settings_is_theirs_from_then_on(
+    tmp_path: Path,
+) -> None:
+    """Another install keeps the record alive; the file, handed on, is left holding only the
+    user's setting by the second uninstall: it is theirs, and a file they make again in its
+    place later is never taken for msd's."""
+    home, project = tmp_path / "home", tmp_path / "home" / "project"
+    project.mkdir(parents=True)
+    _run(home, project, "--cursor", "--global")  # keeps the user's record alive throughout
+    _run(home, project, "--codebuddy", "--local")
+    _run(home, project, "--codebuddy", "--global")
+    _run(home, project, "--codebuddy", "--local", "--uninstall")
+    config = home / ".codebuddy.json"
+    with config.open("r+") as handle:  # an edit in place: the same file (inode)
+        doc = json.load(handle)
+        doc["theme"] = "dark"
+        handle.seek(0)
+        handle.write(json.dumps(doc, indent=2) + "\n")
+        handle.truncate()
+    _run(home, project, "--codebuddy", "--global", "--uninstall")
+    assert json.loads(config.read_text()) == {"theme": "dark"}
+    record = json.loads((home / ".local/state/msd/manifests.json").read_text())
+    assert "files" not in record
+    with config.open("w") as handle:  # emptied by the user, in place again
+        handle.write("{}\n")
+    _run(home, project, "--codebuddy", "--global")
+    _run(home, project, "--codebuddy", "--global", "--uninstall")
+    assert config.read_text() == "{}\n"
+
+
+CHILD = r"""
+import json, sys
+from pathlib import Path
+from msd_install.installer import engine
+
+real = engine.resolve_uninstall
+
+
+def resolve(*args, **kwargs):
+    steps = real(*args, **kwargs)
+    path = Path(sys.argv[1])  # another program writes a setting once the steps are decided
+    doc = json.loads(path.read_text())
+    doc["theme"] = "dark"
+    path.write_text(json.dumps(doc))
+    return steps
+
+
+engine.resolve_uninstall = resolve
+from msd_install.entry import main
+
+main(sys.argv[2:])
+"""
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_a_setting_written_while_the_uninstall_runs_is_never_removed_with_the_file(
+    tmp_path: Path, shared: bool
+) -> None:
+    """The file is removed only if it is still the one the uninstall read: a setting another
+    program wrote since stops the run (nothing changed) instead of going with the file."""
+    home, project = tmp_path / "home", tmp_path / "home" / "project"
+    project.mkdir(parents=True)
+    _run(home, project, "--codebuddy", "--local")
+    if shared:
+        _run(home, project, "--codebuddy", "--global")
+        _run(home, project, "--codebuddy", "--local", "--uninstall")
+    config = home / ".codebuddy.json"
+    scope = "--global" if shared else "--local"
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, str(config), "--codebuddy", scope, "--uninstall", "--yes"],
+        cwd=project,
+        env=cli_env(home),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode != 0
+    assert "changed by another program" in proc.stderr
+    assert json.loads(config.read_text())["theme"] == "dark"
 
 
 def test_a_file_the_user_had_is_never_taken_for_a_shared_one(tmp_path: Path) -> None:
@@ -85,8 +169,30 @@ def test_a_forged_entry_in_the_record_removes_nothing_msd_did_not_empty(tmp_path
     record = json.loads(registry.read_text())
     other = home / "notes.json"
     other.write_text("{}\n")
-    record["files"] = [str(config.resolve()), str(other.resolve()), "relative/x.json", 7]
+    st = config.stat()
+    record["files"] = {
+        str(config.resolve()): [st.st_dev, st.st_ino],
+        str(other.resolve()): [other.stat().st_dev, other.stat().st_ino],
+        "relative/x.json": [1, 2],
+        str(home / "x.json"): "not ids",
+    }
     registry.write_text(json.dumps(record))
     _run(home, project, "--codebuddy", "--global", "--uninstall")
     assert json.loads(config.read_text()) == {"theme": "dark"}
     assert other.read_text() == "{}\n"
+
+
+def test_an_entry_for_another_file_at_that_path_is_not_believed(tmp_path: Path) -> None:
+    """An entry holds the device and inode of the file handed on: a file made again at that
+    path (the user's) is not the one msd created, even emptied by the uninstall."""
+    home, project = tmp_path / "home", tmp_path / "home" / "project"
+    project.mkdir(parents=True)
+    config = home / ".codebuddy.json"
+    config.write_text("{}\n")
+    _run(home, project, "--codebuddy", "--global")
+    registry = home / ".local/state/msd/manifests.json"
+    record = json.loads(registry.read_text())
+    record["files"] = {str(config.resolve()): [config.stat().st_dev, config.stat().st_ino + 1]}
+    registry.write_text(json.dumps(record))
+    _run(home, project, "--codebuddy", "--global", "--uninstall")
+    assert config.read_text() == "{}\n"

@@ -236,7 +236,7 @@ def uninstall(
             result.notes.append(_no_manifest(root, name))
         else:
             spare_others(found, result)
-            resolve_uninstall(found, result, _fence(ctx), shared=registry.shared_files())
+            resolve_uninstall(found, result, _fence(ctx), shared=registry.shared_files(root))
         return result
     with _transaction(fault) as tx:
         held = contextlib.ExitStack()
@@ -256,10 +256,8 @@ def uninstall(
             with _journaled(tx, root, "uninstall", namespace=namespace):
                 heirs = handover.heirs(found, bounds, registry)  # MSD Core's and packs'
                 spare_others(found, result)  # a pack's never takes what another lists
-                handed: list[Path] = []  # created files that stay with others' entries
-                steps = resolve_uninstall(
-                    found, result, _fence(ctx), shared=registry.shared_files(), handed=handed
-                )
+                shared_files = registry.shared_files(root)
+                steps = resolve_uninstall(found, result, _fence(ctx), shared=shared_files)
                 steps += [Write(h.path, h.to_bytes(), 0o644, barrier=True) for h in heirs]
                 guard = Guard(root, bounds().config_files, found.trusted, _fence(ctx))
                 kept = list(execute(steps, tx, guard))
@@ -269,8 +267,7 @@ def uninstall(
                 # and Kilo) is left to the registry, which removes it with the last install
                 # that empties it; recorded here, under the journal, before the root goes
                 shared = [*kept, *stay] if found.trusted else []
-                files = handed if found.trusted else []
-                note = registry.forget(tx, root, shared, name, files)
+                note = registry.forget(tx, root, shared, name, shared_files)
                 result.notes.extend([note] if note else [])
                 for heir in heirs:  # after ``forget``: its record is pruned of ours
                     note = registry.record(tx, root, heir.digest(), heir.name)

@@ -42,7 +42,15 @@ def sha256_bytes(data: bytes) -> str:
 
 
 def read_file(path: Path) -> bytes | None:
-    """A file's bytes (through a link), None when absent; anything else in the way is an error.
+    """A file's bytes (through a link), None when absent; anything else in the way is an error
+    (``read_file_stat``)."""
+    got = read_file_stat(path)
+    return None if got is None else got[0]
+
+
+def read_file_stat(path: Path) -> tuple[bytes, os.stat_result] | None:
+    """A file's bytes (through a link) and the ``fstat`` of the descriptor they were read
+    through, None when absent; anything else in the way is an error.
 
     Checked with ``stat`` before it is opened (a socket cannot be opened at all), then
     opened without blocking and checked again on the descriptor: a FIFO put in its place
@@ -62,10 +70,10 @@ def read_file(path: Path) -> bytes | None:
     except OSError as exc:  # replaced by a directory or a socket since the stat
         raise ConfigFileError(f"cannot be opened: {exc.strerror}", path=path) from None
     with os.fdopen(fd, "rb") as handle:
-        mode = os.fstat(handle.fileno()).st_mode
-        if not stat.S_ISREG(mode):
-            raise not_a_file(path, mode)
-        return handle.read()
+        st = os.fstat(handle.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise not_a_file(path, st.st_mode)
+        return handle.read(), st
 
 
 _KINDS = (

@@ -20,9 +20,12 @@ the root, and must not be forgotten by another run in between).
 
 Config files are shared the same way: a file an install created (``~/.codebuddy.json``, which
 CodeBuddy's local and global installs both edit) that its uninstall leaves holding another
-install's entries is recorded under ``files``, and goes with the later uninstall that empties
-it (``shared_files``; uninstall.py removes it only if that uninstall's own removals leave it
-exactly empty). Without it, the global install, which found the file there, left ``{}``.
+recorded install's entries is recorded under ``files`` with its device and inode, and goes
+with the later uninstall whose own removals leave that same file exactly empty
+(``SharedFiles``; uninstall.py). An uninstall that leaves it holding only the user's own
+settings drops it: the file is theirs from then on. Without this, the global install, which
+found the file there, left ``{}``. Two uninstalls of the two installs at the same instant
+can still leave ``{}`` (each decides before the other's change; no one's data is lost).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ import contextlib
 import json
 import os
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +50,24 @@ FORMAT = 1
 MAX_BYTES = 4 << 20
 MAX_SHARED = 4096  # shared folders kept in the record: a bound on a file that is read often
 _POLL = 0.005  # the record's lock is held briefly: try again soon
+MAX_MANIFEST = 16 << 20  # as manifest.MAX_BYTES: another root's manifest, read to find heirs
+
+
+@dataclass
+class SharedFiles:
+    """Config files msd created that two installs edit (``~/.codebuddy.json``: CodeBuddy's
+    local and global installs): the one that created it may be uninstalled first, and the file
+    must then go with the later uninstall that leaves it empty. ``held``: what the record says
+    of such files (real path -> device and inode when handed on: still that file, not one the
+    user made again); ``elsewhere(real)``: does another recorded install's manifest have
+    entries in that file. What an uninstall decides (uninstall.py) comes back to ``forget``:
+    ``handed``, files it leaves holding another install's entries, and ``dropped``, files it
+    leaves holding only the user's (theirs from now on)."""
+
+    held: dict[str, tuple[int, int]] = field(default_factory=dict)
+    elsewhere: Callable[[str], bool] = lambda _real: False
+    handed: list[Path] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -123,10 +144,11 @@ class Registry:
                     raise
         return created  # pragma: no cover - the loop returns or raises
 
-    def shared_files(self) -> frozenset[str]:
-        """The config files msd created that an uninstall left holding another install's
-        entries (real paths): the next uninstall that empties one removes it."""
-        return frozenset(self._read()["files"])
+    def shared_files(self, root: Path) -> SharedFiles:
+        """What the record says of config files msd created that installs hand on, for an
+        uninstall of ``root`` (``SharedFiles``)."""
+        doc = self._read()
+        return SharedFiles(dict(doc["files"]), lambda real: _elsewhere(doc, real, root))
 
     def forget(
         self,
@@ -134,12 +156,12 @@ class Registry:
         root: Path,
         kept: list[Path],
         name: str = MANIFEST_NAME,
-        files: Sequence[Path] = (),
+        files: SharedFiles | None = None,
     ) -> str | None:
         """Drop ``root``, once its own files and folders are gone. ``kept``: folders its install
         made that were not empty (another install, or the user, still has something there):
         they become *shared* and go with the later uninstall that leaves them empty; ``files``:
-        config files its install created, left holding others' entries, likewise. The
+        config files handed on or dropped by this uninstall (``SharedFiles``). The
         record itself goes with the last root, in ``drop_if_empty``, after the root's lock
         and journal: until then a recovery can still vouch for the root (``previous``)."""
         if self.digest(root, name) is None:
@@ -154,8 +176,7 @@ class Registry:
                 _prune(doc)
                 shared = sorted({*doc["shared"], *(str(d) for d in kept)}, key=_deepest_first)
                 doc["shared"] = [d for d in shared if not _gone(tx, Path(d))]
-                held = {*doc["files"], *(os.path.realpath(f) for f in files)}
-                doc["files"] = sorted(f for f in held if os.path.lexists(f))[:MAX_SHARED]
+                doc["files"] = _handed(doc["files"], files)
                 self._write(tx, _dump(doc))
         except (OSError, MsdError) as exc:
             return self._unwritable(exc)
@@ -259,7 +280,7 @@ class Registry:
             "dirs": [],
             "shared": [],
             "previous": {},
-            "files": [],
+            "files": {},
         }
         try:
             # never through a link, and never blocking on a FIFO put in its place
@@ -285,7 +306,7 @@ class Registry:
         ]
         roots = {k: v for k, v in doc["roots"].items() if isinstance(v, str)}
         shared = _paths(doc.get("shared", []))
-        files = _paths(doc.get("files", []))
+        files = _files(doc.get("files", {}))
         previous = doc.get("previous", {})
         previous = {
             k: v
@@ -309,6 +330,63 @@ def _paths(value: Any) -> list[str]:
         for d in (value if isinstance(value, list) else [])[:MAX_SHARED]
         if isinstance(d, str) and Path(d).is_absolute() and os.path.normpath(d) == d
     ]
+
+
+def _files(value: Any) -> dict[str, tuple[int, int]]:
+    """The record's shared config files: real path -> (device, inode); anything else dropped."""
+    out: dict[str, tuple[int, int]] = {}
+    for path, ids in list((value if isinstance(value, dict) else {}).items())[:MAX_SHARED]:
+        if (
+            isinstance(path, str)
+            and Path(path).is_absolute()
+            and os.path.normpath(path) == path
+            and isinstance(ids, list)
+            and len(ids) == 2
+            and all(isinstance(i, int) and not isinstance(i, bool) for i in ids)
+        ):
+            out[path] = (ids[0], ids[1])
+    return out
+
+
+def _handed(held: dict[str, tuple[int, int]], files: SharedFiles | None) -> dict[str, Any]:
+    """The shared files after an uninstall: its drops out, its hand-overs in (with the file's
+    identity now), and only entries still naming the very file they were recorded for."""
+    out = dict(held)
+    for real in files.dropped if files is not None else ():
+        out.pop(real, None)
+    for path in files.handed if files is not None else ():
+        with contextlib.suppress(OSError):
+            st = os.stat(path)
+            if stat.S_ISREG(st.st_mode):
+                out[os.path.realpath(path)] = (st.st_dev, st.st_ino)
+    kept: dict[str, Any] = {}
+    for real, ids in sorted(out.items())[:MAX_SHARED]:
+        with contextlib.suppress(OSError):
+            st = os.stat(real)
+            if stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) == ids:
+                kept[real] = list(ids)
+    return kept
+
+
+def _elsewhere(doc: dict[str, Any], real: str, root: Path) -> bool:
+    """Does the manifest of another root the record lists have a config entry in the file
+    ``real``? Read only when an uninstall leaves a created file holding something."""
+    ours = os.path.realpath(root)
+    for key in list(doc["roots"])[:MAX_SHARED]:
+        path = _manifest_of(key)
+        if str(path.parent) == ours:
+            continue
+        try:
+            raw = read_at(Spot(None, str(path), path), MAX_MANIFEST)
+            other = json.loads(raw) if raw is not None else None
+        except (OSError, ValueError, RecursionError):
+            continue
+        config = other.get("config") if isinstance(other, dict) else None
+        for record in config if isinstance(config, list) else ():
+            rel = record.get("file") if isinstance(record, dict) else None
+            if isinstance(rel, str) and os.path.realpath(path.parent / rel) == real:
+                return True
+    return False
 
 
 def _prune(doc: dict[str, Any]) -> None:

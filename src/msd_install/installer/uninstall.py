@@ -11,17 +11,21 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import bytecode
 from .configdoc import fmt_of
 from .configedit import check_writable, invert, open_doc, refused
 from .confine import inside, is_regular_file, read_plain, read_plain_stat, real_target
-from .fs import Known, read_file, sha256_bytes
+from .fs import Known, read_file_stat, sha256_bytes
 from .manifest import FOREIGN_CONFIG, Manifest
 from .manifestcheck import BACKUPS_DIR, PATCHES_DIR
 from .pristine import STORE_NAME
 from .report import Result
 from .steps import Remove, RemoveDirIfEmpty, Step, Write
+
+if TYPE_CHECKING:
+    from .registry import SharedFiles
 
 
 def resolve_uninstall(
@@ -29,14 +33,13 @@ def resolve_uninstall(
     result: Result,
     fence: Path | None = None,
     *,
-    shared: frozenset[str] = frozenset(),
-    handed: list[Path] | None = None,
+    shared: SharedFiles | None = None,
 ) -> list[Step]:
     """``fence``: the project of a --local run, out of which nothing is changed. ``shared``:
-    the config files msd created that an earlier uninstall left to the last one that empties
-    them (the user's record: ``Registry.shared_files``); ``handed`` receives the files this
-    manifest created that stay, holding other entries (for the record, when it is trusted)."""
+    the config files msd created that one uninstall hands on to another (trusted manifests
+    only; ``SharedFiles``)."""
     steps: list[Step] = []
+    shared = shared if shared is not None and manifest.trusted else None
     # Config first: an unparsable file must stop the run before anything is removed.
     for record in manifest.config:
         path = manifest.abs(record["file"])
@@ -46,10 +49,11 @@ def resolve_uninstall(
         if fence is not None and path.is_relative_to(fence) and not inside(path, fence):
             result.add("skip", path, "leads out of the project (a symlink): not written through")
             continue
-        raw = read_file(path)
-        if raw is None:
+        got = read_file_stat(path)
+        if got is None:
             result.add("skip", path, "already gone")
             continue
+        raw, st = got
         doc = open_doc(path, raw, record["fmt"])
         try:
             doc, kept = invert(doc, record["ops"])
@@ -58,20 +62,25 @@ def resolve_uninstall(
         for note in kept:
             result.add("skip", path, note)
         # a foreign manifest's "created" is only believed once it really took entries out
-        emptied = manifest.trusted or doc.text.encode() != raw
-        created = record["created"] or (
-            doc.text.encode() != raw and os.path.realpath(path) in shared
-        )
+        changed = doc.text.encode() != raw
+        emptied = manifest.trusted or changed
+        real = os.path.realpath(path)
+        handed_on = shared is not None and shared.held.get(real) == (st.st_dev, st.st_ino)
+        created = record["created"] or (handed_on and changed)
         if created and doc.text == fmt_of(record["fmt"]).empty and emptied:
-            # through a (once dangling) symlink we created the target: remove that, keep the link
-            steps.append(Remove(real_target(path)))
+            # through a (once dangling) symlink we created the target: remove that, keep the
+            # link; only if it is still the file read here (a setting written since stays)
+            steps.append(Remove(real_target(path), Known(raw, sha256_bytes(raw), st)))
             result.add("remove", real_target(path))
-        elif doc.text.encode() != raw:
+        elif changed:
             check_writable(path)
             steps.append(Write(path, doc.text.encode(), None, expect=raw, in_place=True))
             result.add("update", path, "msd entries removed")
-            if record["created"] and handed is not None:
-                handed.append(path)
+            if shared is not None and (record["created"] or handed_on):
+                if shared.elsewhere(real):  # another install's entries: it goes with theirs
+                    shared.handed.append(path)
+                else:  # what is left is the user's own: their file from now on
+                    shared.dropped.append(real)
         else:
             result.add("identical", path)
     backups = {b["path"]: b for b in manifest.backups}
