@@ -8,6 +8,7 @@ of msd's, and reading one must neither fail with a misleading error nor block.
 from __future__ import annotations
 
 import os
+import socket
 from pathlib import Path
 
 from msd_install.installer.dirfd import Spot, read_at
@@ -35,5 +36,17 @@ def test_anything_but_a_plain_file_reads_as_none(tmp_path: Path) -> None:
     (tmp_path / "target").write_bytes(b"x")
     link = tmp_path / "l"
     link.symlink_to(tmp_path / "target")
-    for path in (folder, fifo, link, tmp_path / "absent", tmp_path / "target" / "under"):
-        assert read_at(_spot(path), 1 << 20) is None, path
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(tmp_path / "s"))  # a socket cannot even be opened (ENXIO)
+    try:
+        for path in (
+            folder,
+            fifo,
+            link,
+            tmp_path / "s",
+            tmp_path / "absent",
+            tmp_path / "target" / "under",
+        ):
+            assert read_at(_spot(path), 1 << 20) is None, path
+    finally:
+        sock.close()

@@ -213,7 +213,7 @@ def read_at(spot: Spot, limit: int) -> bytes | None:
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
-        if exc.errno == errno.ELOOP:
+        if exc.errno in (errno.ELOOP, errno.ENXIO):  # a link; a socket (cannot be opened)
             return None
         raise
     try:  # looked at before any read: a directory or a device is not read (nor an error)

@@ -228,6 +228,9 @@ def uninstall(
     if not root.is_dir():
         gone = "is not a folder" if root.exists() or root.is_symlink() else "does not exist"
         result.notes.append(f"nothing to uninstall: {root} {gone}")
+        if not dry_run and registry.path.exists():  # a run killed in its very last step
+            with _transaction(fault) as tx:
+                registry.drop_if_empty(tx)
         return result
     if dry_run:
         _recover(root, bounds, registry, result, ctx, lock_timeout=lock_timeout)

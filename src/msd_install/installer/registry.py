@@ -43,7 +43,7 @@ from ..errors import FileAccessError, MsdError
 from . import lock
 from .dirfd import Spot, lstat_at, read_at
 from .fs import Transaction, write_at
-from .manifestcheck import MANIFEST_NAME, PACK_MANIFEST
+from .manifestcheck import JOURNAL_DIR, MANIFEST_NAME, PACK_MANIFEST
 
 REGISTRY_NAME = "manifests.json"
 FORMAT = 1
@@ -391,11 +391,16 @@ def _elsewhere(doc: dict[str, Any], real: str, root: Path) -> bool:
 
 def _prune(doc: dict[str, Any]) -> None:
     """Forget roots whose manifest is gone (deleted or moved by hand): the record must not
-    outlive every install it lists."""
+    outlive every install it lists. Not while a run holds the root, or a killed run's journal
+    is there (a root whose uninstall was killed after its manifest went stays vouched for
+    until that run is recovered)."""
     doc["roots"] = {
         k: v
         for k, v in doc["roots"].items()
-        if _manifest_of(k).is_file() or lock.busy(_manifest_of(k).parent)
+        if _manifest_of(k).is_file()
+        or lock.busy(_manifest_of(k).parent)
+        # a run killed there: its recovery needs the record to vouch for what it puts back
+        or os.path.lexists(_manifest_of(k).parent / JOURNAL_DIR)
     }
 
 
