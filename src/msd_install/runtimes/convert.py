@@ -203,6 +203,8 @@ def literal_pairs(dialect: Dialect, ref: str) -> list[tuple[str, str]]:
 # (dialect, ref) -> its compiled chain; keyed by identity (a Dialect holds functions and
 # dicts), the dialect kept alive with its entry so that its id cannot be reused meanwhile
 _CHAINS: dict[tuple[int, str], tuple[Dialect, Literals]] = {}
+# the same chain for a dialect built again (some adapters build theirs for each plan)
+_COMPILED: dict[tuple[tuple[str, str], ...], Literals] = {}
 
 
 def _literals(dialect: Dialect, ref: str) -> Literals:
@@ -211,7 +213,11 @@ def _literals(dialect: Dialect, ref: str) -> Literals:
         return entry[1]
     if len(_CHAINS) >= 64:
         _CHAINS.clear()
-    chain = Literals(literal_pairs(dialect, ref))
+        _COMPILED.clear()
+    pairs = tuple(literal_pairs(dialect, ref))
+    chain = _COMPILED.get(pairs)
+    if chain is None:
+        chain = _COMPILED[pairs] = Literals(pairs)
     _CHAINS[(id(dialect), ref)] = (dialect, chain)
     return chain
 
