@@ -20,8 +20,9 @@ from the text as it is at that step:
   forgotten, everything else stays true. After a regex substitution the caller hands its
   replacements to ``forget``, the same rule.
 
-``tests/runtimes/test_convert_fast.py`` holds the chain equal to plain ``str.replace`` calls on
-generated texts for every runtime's dialect.
+A text shorter than ``Literals.short`` takes the plain chain: on real prose most gates are
+present, and the probes pay only on longer texts. ``tests/runtimes/test_convert_fast.py`` holds
+the chain equal to plain ``str.replace`` calls on generated texts for every runtime's dialect.
 """
 
 from __future__ import annotations
@@ -39,9 +40,10 @@ _ORDER = (
 _COMMON = frozenset(_ORDER[: _ORDER.index("L") + 1])
 
 
-# text characters a substring search scans in the time Python follows one occurrence of a gate
-# (~0.3 ns a character, ~0.3 us an occurrence): a group of needles is followed through at most
-# that many occurrences per needle before the replaces are left to search
+# characters a substring search scans (~0.3 ns each) in the time Python follows one occurrence
+# of a gate (~0.3 us): a gate is followed through at most len(text) / _FOLLOW occurrences per
+# needle of its group, no more than the group's own searches would cost, then the replaces
+# are left to search
 _FOLLOW = 1024
 
 
