@@ -154,28 +154,16 @@ def convert_text(text: str, dialect: Dialect, ref: str, commands: Iterable[str] 
     chain = _literals(dialect, ref)
     known: dict[str, bool] = {}  # needle -> absent from the text as it is now
     text = chain.run(text, 0, 1, known)  # PLACEHOLDER_ROOT
-    # what the substitutions below insert, when there is something known to revise
-    pieces: list[str] | None = [] if known else None
     if "@" in text:
-
-        def file_ref(match: re.Match[str]) -> str:
-            piece = dialect.file_ref(match.group("path"))
-            if pieces is not None:
-                pieces.append(piece)
-            return piece
-
-        changed = _FILE_REF.sub(file_ref, text)
-        if changed != text:
+        changed = _FILE_REF.sub(lambda m: dialect.file_ref(m.group("path")), text)
+        if changed != text:  # may hold any needle: found again where needed
             text = changed
-            if pieces is not None:
-                chain.forget(known, pieces)
+            known.clear()
     text = chain.run(text, 1, 2, known)  # $ARGUMENTS
-    pieces = [] if known else None
-    changed = convert_invocations(text, dialect, commands, pieces)
+    changed = convert_invocations(text, dialect, commands)
     if changed != text:
         text = changed
-        if pieces is not None:
-            chain.forget(known, pieces)
+        known.clear()
     return chain.run(text, 2, len(chain), known)
 
 
@@ -241,24 +229,16 @@ def _name_set(commands: Iterable[str]) -> frozenset[str] | set[str]:
     return set(commands)
 
 
-def convert_invocations(
-    text: str, dialect: Dialect, commands: Iterable[str], pieces: list[str] | None = None
-) -> str:
+def convert_invocations(text: str, dialect: Dialect, commands: Iterable[str]) -> str:
     """``/msd-x`` (one of ``commands``) as the runtime's user invocation; nothing else changes,
-    so it is safe on any text, hook scripts' messages included. ``pieces`` collects what each
-    match became (``convert_text`` tells its literal chain)."""
+    so it is safe on any text, hook scripts' messages included."""
     if "/" not in text or "/msd-" not in text:  # what _INVOKE needs (a "/" is found fastest)
         return text
     names = _name_set(commands)
-
-    def invoke(match: re.Match[str]) -> str:
-        name = match.group("name")
-        piece = dialect.invoke(name) if name in names else match.group(0)
-        if pieces is not None:
-            pieces.append(piece)
-        return piece
-
-    return _INVOKE.sub(invoke, text)
+    return _INVOKE.sub(
+        lambda m: dialect.invoke(m.group("name")) if m.group("name") in names else m.group(0),
+        text,
+    )
 
 
 def convert_tools(

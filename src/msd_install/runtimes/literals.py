@@ -17,8 +17,9 @@ from the text as it is at that step:
 - ``known`` (needle -> absent?) describes the current text. When a step changes the text,
   only a needle that can overlap the inserted ``new`` (``may_create``: a suffix of it is a
   prefix of ``new``, or the reverse, or one holds the other) may have appeared: it is
-  forgotten, everything else stays true. After a regex substitution the caller hands its
-  replacements to ``forget``, the same rule.
+  forgotten, everything else stays true. After any other change (a regex substitution) the
+  caller clears ``known``: what a needle's absence is then is found again where needed
+  (forgetting only what the substitutions inserted could make was measured no faster).
 
 A text shorter than ``Literals.short`` takes the plain chain: on real prose most gates are
 present, and the probes pay only on longer texts. ``tests/runtimes/test_convert_fast.py`` holds
@@ -27,7 +28,7 @@ the chain equal to plain ``str.replace`` calls on generated texts for every runt
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 # Characters of Markdown prose from the most to the least frequent (counted on the payload's
 # own texts). Only speed depends on it: which character of a needle is looked for.
@@ -84,20 +85,6 @@ class Literals:
         self._created = tuple(
             tuple(n for n in needles if may_create(n, new)) for _, new in self.pairs
         )
-        self._by_piece: dict[str, tuple[str, ...]] = {}
-
-    def forget(self, known: dict[str, bool], pieces: Iterable[str]) -> None:
-        """After a change that inserted ``pieces`` (a regex substitution's replacements): drop
-        from ``known`` every needle one of them may have created."""
-        for piece in set(pieces):
-            created = self._by_piece.get(piece)
-            if created is None:
-                if len(self._by_piece) >= 4096:
-                    self._by_piece.clear()
-                created = tuple(n for n in self._rare if may_create(n, piece))
-                self._by_piece[piece] = created
-            for needle in created:
-                known.pop(needle, None)
 
     def __len__(self) -> int:
         return len(self.pairs)
