@@ -98,3 +98,31 @@ def test_multiline_basic_on_every_payload_command() -> None:
 
     for command in load().commands:
         assert _ours_mlb(command.doc.raw) == _tomlkit_mlb(command.doc.raw), command.name
+
+
+def _tomlkit_prompt_file(description: str, prompt: str) -> str:
+    """What Gemini's command files were: a tomlkit document of the two strings."""
+    doc = tomlkit.document()
+    doc.add("description", description)
+    doc.add("prompt", tomlkit.string(prompt, multiline=True))
+    return tomlkit.dumps(doc)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(_text, _lines, _quotes), st.one_of(_text, _lines, _quotes))
+def test_prompt_file_is_what_tomlkit_writes(description: str, prompt: str) -> None:
+    assert tomltext.prompt_file(description, prompt) == _tomlkit_prompt_file(description, prompt)
+    assert loads(tomltext.prompt_file(description, "x")) == {
+        "description": description,
+        "prompt": "x",
+    }
+
+
+def test_prompt_file_on_every_payload_command() -> None:
+    from msd_install.payload import load
+
+    for command in load().commands:
+        description, prompt = command.description, command.doc.raw
+        assert tomltext.prompt_file(description, prompt) == _tomlkit_prompt_file(
+            description, prompt
+        )

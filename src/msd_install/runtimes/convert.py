@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..payload import PLACEHOLDER_ROOT
+from .literals import Literals
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,8 @@ _INVOKE = re.compile(r"/(?P<name>msd-(?<![\w/.~-]/msd-)[a-z][a-z0-9-]*)\b")
 def spawns(text: str) -> list[tuple[int, int, Spawn]]:
     """Every Task(...) call in ``text``: (start, end, parsed call)."""
     found: list[tuple[int, int, Spawn]] = []
-    if "Task(" not in text:  # both patterns need it; most files have none
+    # both patterns need "Task("; most files have none (a missing "(" is found ~10x faster)
+    if "(" not in text or "Task(" not in text:
         return found
     matches = [(m, _FIELD) for m in _TASK.finditer(text)]
     matches += [(m, _INLINE_FIELD) for m in _INLINE_TASK.finditer(text)]
@@ -149,24 +151,63 @@ def convert_text(text: str, dialect: Dialect, ref: str, commands: Iterable[str] 
             pos = end
         out.append(text[pos:])
         text = "".join(out)
-    text = text.replace(PLACEHOLDER_ROOT, ref)
+    chain = _literals(dialect, ref)
+    known: dict[str, bool] = {}  # needle -> absent from the text as it is now
+    text = chain.run(text, 0, 1, known)  # PLACEHOLDER_ROOT
     if "@" in text:
-        text = _FILE_REF.sub(lambda m: dialect.file_ref(m.group("path")), text)
-    text = text.replace("$ARGUMENTS", dialect.args)
-    text = convert_invocations(text, dialect, commands)
-    text = text.replace("$CLAUDE_PROJECT_DIR", dialect.project_dir)
+        changed = _FILE_REF.sub(lambda m: dialect.file_ref(m.group("path")), text)
+        if changed != text:  # may hold any needle: found again where needed
+            text = changed
+            known.clear()
+    text = chain.run(text, 1, 2, known)  # $ARGUMENTS
+    changed = convert_invocations(text, dialect, commands)
+    if changed != text:
+        text = changed
+        known.clear()
+    return chain.run(text, 2, len(chain), known)
+
+
+def literal_pairs(dialect: Dialect, ref: str) -> list[tuple[str, str]]:
+    """The literal rewrites of ``convert_text`` in their order: the root, ``$ARGUMENTS`` (the
+    ``@path`` references come between them), then, after the ``/msd-x`` invocations, the rest
+    (``tests/runtimes/test_convert_fast.py`` keeps the plain chain of replaces as reference)."""
+    pairs = [
+        (PLACEHOLDER_ROOT, ref),
+        ("$ARGUMENTS", dialect.args),
+        ("$CLAUDE_PROJECT_DIR", dialect.project_dir),
+    ]
     if dialect.context_file != "CLAUDE.md":
-        text = text.replace("CLAUDE.md", dialect.context_file)
+        pairs.append(("CLAUDE.md", dialect.context_file))
         # "`./CLAUDE.md` or `AGENTS.md`" must not become "`./AGENTS.md` or `AGENTS.md`"
         same = f"`./{dialect.context_file}` or `{dialect.context_file}`"
-        text = text.replace(same, f"`{dialect.context_file}`")
+        pairs.append((same, f"`{dialect.context_file}`"))
     if dialect.flag != "claude":
-        text = text.replace("--claude", f"--{dialect.flag}")
-        for old, new in NOT_CLAUDE_WORDS:
-            text = text.replace(old, new)
-    for old, new in dialect.words:
-        text = text.replace(old, new)
-    return text
+        pairs.append(("--claude", f"--{dialect.flag}"))
+        pairs += NOT_CLAUDE_WORDS
+    pairs += dialect.words
+    return pairs
+
+
+# (dialect, ref) -> its compiled chain; keyed by identity (a Dialect holds functions and
+# dicts), the dialect kept alive with its entry so that its id cannot be reused meanwhile
+_CHAINS: dict[tuple[int, str], tuple[Dialect, Literals]] = {}
+# the same chain for a dialect built again (some adapters build theirs for each plan)
+_COMPILED: dict[tuple[tuple[str, str], ...], Literals] = {}
+
+
+def _literals(dialect: Dialect, ref: str) -> Literals:
+    entry = _CHAINS.get((id(dialect), ref))
+    if entry is not None and entry[0] is dialect:
+        return entry[1]
+    if len(_CHAINS) >= 64:
+        _CHAINS.clear()
+        _COMPILED.clear()
+    pairs = tuple(literal_pairs(dialect, ref))
+    chain = _COMPILED.get(pairs)
+    if chain is None:
+        chain = _COMPILED[pairs] = Literals(pairs)
+    _CHAINS[(id(dialect), ref)] = (dialect, chain)
+    return chain
 
 
 _LAST_NAMES: list[tuple[object, int, frozenset[str]]] = []
@@ -191,7 +232,7 @@ def _name_set(commands: Iterable[str]) -> frozenset[str] | set[str]:
 def convert_invocations(text: str, dialect: Dialect, commands: Iterable[str]) -> str:
     """``/msd-x`` (one of ``commands``) as the runtime's user invocation; nothing else changes,
     so it is safe on any text, hook scripts' messages included."""
-    if "/msd-" not in text:  # what _INVOKE needs
+    if "/" not in text or "/msd-" not in text:  # what _INVOKE needs (a "/" is found fastest)
         return text
     names = _name_set(commands)
     return _INVOKE.sub(

@@ -45,9 +45,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import tomlkit
-from tomlkit.items import String, StringType, Trivia
-
 from ..installer.context import Context
 from ..installer.plan import Plan
 from ..payload import Agent, Command, Payload
@@ -131,10 +128,7 @@ def _command(
     hint = command.doc.get("argument-hint")
     if isinstance(hint, str) and hint.strip():
         description = f"{description} (arguments: {hint.strip()})"
-    doc = tomlkit.document()
-    doc.add("description", description)
-    doc.add("prompt", String(StringType.MLB, body, tomltext.multiline_basic(body), Trivia()))
-    return f"{command.name}.toml", tomlkit.dumps(doc), notes
+    return f"{command.name}.toml", tomltext.prompt_file(description, body), notes
 
 
 def _agent_fields(agent: Agent, tools: list[str]) -> tuple[dict[str, Any], list[str]]:
