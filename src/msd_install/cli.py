@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import click
 
@@ -23,6 +23,7 @@ from .runtimes import RUNTIMES
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from .installer.baseline import KnownFiles
     from .installer.context import Context
     from .installer.plan import Bounds
     from .installer.report import Result
@@ -134,7 +135,6 @@ def cli(
     """Install MSD Core into AI coding runtimes, or remove it again without a trace."""
     from .installer import context
     from .installer.context import GLOBAL, LOCAL
-    from .payload import Payload
     from .progress import Progress
     from .runtimes import ADAPTERS
     from .style import PLAIN, for_stream
@@ -181,7 +181,7 @@ def cli(
     ctx = context.from_environment(
         scope=scope, config_dir=config_dir, force=force, force_statusline=force_statusline
     )
-    from .parallel import jobs
+    from .jobs import jobs
 
     workers = jobs(ctx.env)  # checked on every run, used by several runtimes' runs
     if scope == LOCAL:
@@ -200,9 +200,9 @@ def cli(
     results: list[Result] = []
     # the command the next: line suggests: a pack's own first one, else msd's
     first = FIRST_COMMAND
-    if isinstance(source, Payload) and (source.commands or source.skills):
+    if _is_pack(source) and (source.commands or source.skills):
         first = min([c.name for c in source.commands] + [k.name for k in source.skills])
-    if isinstance(source, Payload) and not (uninstall or reapply):
+    if _is_pack(source) and not (uninstall or reapply):
         # a path another install of msd owns, in any root: refused before the first write
         from .runtimes.packs import refuse_claims
 
@@ -384,7 +384,6 @@ def _run(
     right before the engine's n-th change; ``pack``: a pack read from ``--payload``, or a
     pack's name (``--pack``); None: MSD Core."""
     from .installer import engine
-    from .payload import Payload
     from .runtimes import ADAPTERS
 
     # each verb imports what it needs: an uninstall converts no payload (tests/cli/
@@ -395,22 +394,21 @@ def _run(
         where, bounds = runtime.root(ctx), _bounds(runtime, ctx)
         return engine.reapply(name, ctx, where, bounds, done=done, dry_run=dry_run, fault=fault)
     if verb == "uninstall":
-        space = pack.namespace if isinstance(pack, Payload) else pack or ""
+        space = pack if isinstance(pack, str) else pack.namespace if pack is not None else ""
         bounds = _bounds(runtime, ctx)  # a pack's manifest names no other config file
         return engine.uninstall(
             name, ctx, runtime.root(ctx), bounds, dry_run=dry_run, fault=fault, namespace=space
         )
-    if isinstance(pack, Payload):  # a pack: no migrations, no baseline (MSD Core's own)
+    if _is_pack(pack):  # a pack: no migrations, no baseline (MSD Core's own)
         from .runtimes.packs import pack_plan
 
         return engine.install(pack_plan(runtime, ctx, pack), ctx, dry_run=dry_run, fault=fault)
     from .migrations import ALL as MIGRATIONS
-    from .migrations import released
     from .payload import load as load_payload
 
     plan = runtime.plan(ctx, load_payload())
     if adopt:
-        known = released.known().get(name, {})
+        known = _shipped(name)
         return engine.adopt(plan, ctx, known, dry_run=dry_run, fault=fault, migrations=MIGRATIONS)
     return engine.install(
         plan,
@@ -418,8 +416,21 @@ def _run(
         dry_run=dry_run,
         fault=fault,
         migrations=MIGRATIONS,
-        shipped=lambda: released.known().get(name, {}),  # read only when a base needs it
+        shipped=lambda: _shipped(name),  # read only when a base needs it
     )
+
+
+def _shipped(name: str) -> KnownFiles:
+    """Every (path, sha256) msd released for runtime ``name`` (``released.json``)."""
+    from .migrations import released
+
+    return released.known().get(name, {})
+
+
+def _is_pack(source: Payload | str | None) -> TypeGuard[Payload]:
+    """``source`` is a pack read from ``--payload`` (not a pack's name, not MSD Core); told
+    without importing the payload's classes, which an uninstall may not need."""
+    return source is not None and not isinstance(source, str)
 
 
 def _pack_source(payload: str | None, pack: str | None, uninstall: bool) -> Payload | str | None:

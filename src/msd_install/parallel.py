@@ -21,8 +21,8 @@ leaves its run to the journal, which the next run of msd-install rolls back.
 
 Why processes: the work is Python code and the GIL holds threads to one core; why fork:
 a fresh interpreter would pay the imports and the payload again. ``MSD_INSTALL_JOBS``
-sets the number of workers (1: one process, as before); the default is the number of CPUs
-this process may use, at most 4. Windows (no fork) always runs one process.
+sets the number of workers (``jobs.py``; 1: one process, as before); the default is the
+number of CPUs this process may use, at most 4. Windows (no fork) always runs one process.
 """
 
 from __future__ import annotations
@@ -37,28 +37,9 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from .errors import MsdError, UsageError, WorkerLostError
+from .errors import MsdError, WorkerLostError
 
-JOBS_ENV = "MSD_INSTALL_JOBS"
-MAX_JOBS = 4  # more workers than this only add contention on the disk and the registry
 _FRAME = struct.Struct("!Q")
-
-
-def jobs(env: Mapping[str, str]) -> int:
-    """How many runs may go side by side: ``MSD_INSTALL_JOBS``, else the CPUs this process
-    may use (at most ``MAX_JOBS``); 1 where processes cannot be forked."""
-    raw = env.get(JOBS_ENV, "")
-    if raw:
-        number = raw.strip()
-        if not (number.isascii() and number.isdigit() and 1 <= int(number[:3]) <= 64):
-            raise UsageError(f"{JOBS_ENV}={raw!r} is not a number of workers from 1 to 64")
-        wanted = int(number)
-    else:
-        try:
-            wanted = min(len(os.sched_getaffinity(0)), MAX_JOBS)
-        except AttributeError:  # pragma: no cover - macOS
-            wanted = min(os.cpu_count() or 1, MAX_JOBS)
-    return wanted if hasattr(os, "fork") else 1
 
 
 def groups(

@@ -70,9 +70,54 @@ def test_a_verb_does_import_the_engine(tmp_path: Path) -> None:
     assert {"msd_install.installer.engine", "msd_install.payload", "json"} <= names
 
 
+# what an install of one runtime must not import: the other verbs' sides (uninstall, the
+# handover of an uninstall, --adopt's baseline scan and released files, --reapply's merge),
+# the in-place rewrite of a hard-linked config file, and the workers of a multi-runtime run
+NOT_FOR_INSTALL = {
+    "msd_install.installer.baseline",
+    "msd_install.installer.bytecode",  # only when a file msd no longer ships is removed
+    "msd_install.installer.conflicted",
+    "msd_install.installer.merge",
+    "msd_install.installer.diff3",
+    "msd_install.installer.reapply",
+    "msd_install.installer.handover",
+    "msd_install.installer.inplace",
+    "msd_install.installer.uninstall",
+    "msd_install.installer.recovery",
+    "msd_install.migrations.released",
+    "msd_install.parallel",
+    "difflib",
+}
+# a reinstall with nothing to do edits no config file: nothing to validate either
+NOT_FOR_REINSTALL = NOT_FOR_INSTALL | {"msd_install.schemas", "jsonschema"}
+
+
+def _loaded(names: set[str], banned: set[str]) -> list[str]:
+    return sorted(n for n in names if n in banned or n.split(".")[0] in banned)
+
+
+def test_an_install_and_a_reinstall_import_only_their_side(tmp_path: Path) -> None:
+    names, proc = imported(["--claude", "--global", "--yes"], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    # a real first install: files created, the settings edited, the pristine store packed
+    assert (tmp_path / ".claude" / "msd-file-manifest.json").is_file()
+    assert (tmp_path / ".claude" / "msd-pristine.zlib").is_file()
+    assert "msd-" in (tmp_path / ".claude" / "settings.json").read_text(encoding="utf-8")
+    assert {"msd_install.installer.resolve", "msd_install.installer.pristine"} <= names
+    assert _loaded(names, NOT_FOR_INSTALL) == []
+    names, proc = imported(["--claude", "--global", "--yes"], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert " identical" in proc.stdout and " created" not in proc.stdout, proc.stdout
+    assert {"msd_install.installer.resolve", "msd_install.installer.migrate"} <= names
+    assert _loaded(names, NOT_FOR_REINSTALL) == []
+
+
 # what an uninstall must not import: it converts no payload, plans no install, merges,
 # migrates and validates nothing, and reads no pack when none is named
 NOT_FOR_UNINSTALL = {
+    "msd_install.installer.inplace",  # only for a config file with other hard links
+    "msd_install.installer.pristine",  # the store is removed like any file, never read
+    "msd_install.parallel",
     "msd_install.runtimes.convert",
     "msd_install.runtimes.packs",
     "msd_install.payload.pack",
@@ -102,7 +147,4 @@ def test_an_uninstall_imports_no_install_side(tmp_path: Path) -> None:
     assert not (tmp_path / ".claude" / "msd-file-manifest.json").exists()
     # the check is not vacuous: the run imported the engine and its uninstall side
     assert {"msd_install.installer.engine", "msd_install.installer.uninstall"} <= names
-    loaded = sorted(
-        n for n in names if n in NOT_FOR_UNINSTALL or n.split(".")[0] in NOT_FOR_UNINSTALL
-    )
-    assert loaded == [], loaded
+    assert _loaded(names, NOT_FOR_UNINSTALL) == []

@@ -23,6 +23,7 @@ import pytest
 from helpers import REPO, cli_env, run_cli, snapshot
 from msd_install import errors, parallel
 from msd_install.installer.context import GLOBAL, LOCAL
+from msd_install.jobs import jobs as workers
 from msd_install.runtimes import RUNTIMES
 
 ALL = ["--all", "--global", "--yes"]
@@ -182,7 +183,7 @@ def test_jobs_setting_is_checked_on_every_run(tmp_path: Path, bad: str) -> None:
         assert "is not a number of workers from 1 to 64" in proc.stderr
         assert len(proc.stderr.strip().splitlines()) == 1
     assert not (tmp_path / ".claude").exists()
-    assert parallel.jobs({"MSD_INSTALL_JOBS": " 3 "}) == 3
+    assert workers({"MSD_INSTALL_JOBS": " 3 "}) == 3
 
 
 def _slow_or_failing(marks: Path) -> Callable[[str], str]:

@@ -18,9 +18,8 @@ from typing import Any
 
 from ..errors import UsageError
 from . import manifest
-from .manifestcheck import MANIFEST_NAME, PACK_MANIFEST
+from .manifestcheck import MANIFEST_NAME, PACK_MANIFEST, STORE_NAME
 from .plan import Plan
-from .pristine import STORE_NAME
 from .report import Result
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import FileAccessError, MsdError
-from . import handover, lock, manifest
+from . import lock, manifest
 from .claims import refuse_claimed, spare_others
 from .confine import escaping_link, read_plain, show
 from .context import Context
@@ -32,7 +32,6 @@ from .plan import Bounds, Plan
 from .registry import Registry
 from .report import Result
 from .steps import Write, execute
-from .uninstall import resolve_uninstall
 
 if TYPE_CHECKING:
     from .baseline import KnownFiles
@@ -222,6 +221,9 @@ def uninstall(
     """Remove what the manifest of ``root`` lists. ``bounds``: the config and state files the
     runtime's adapter names for this root and ``ctx``'s scope (``Plan.bounds``).
     ``namespace``: a pack's name, whose own manifest is meant (MSD Core's when empty)."""
+    from . import handover
+    from .uninstall import resolve_uninstall
+
     result = Result("uninstall", runtime, ctx.scope, root, dry_run)
     registry = Registry(ctx.manifest_registry())
     name = manifest_name(namespace)

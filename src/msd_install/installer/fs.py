@@ -28,7 +28,6 @@ from ..errors import ConcurrentChangeError, ConfigFileError, MsdError
 from . import owners
 from .confine import real_target
 from .dirfd import DIR_FD, Dir, Dirs, Spot, lstat_at, open_dir_at, read_at
-from .inplace import write_in_place
 from .interrupts import atomically
 
 if TYPE_CHECKING:
@@ -128,6 +127,8 @@ def _write_at(
     a run killed while writing it leaves what the journal's ``absent`` line removes."""
     plain = st is not None and stat.S_ISREG(st.st_mode)
     if in_place and plain and st is not None and st.st_nlink > 1:
+        from .inplace import write_in_place
+
         write_in_place(spot, content, mode)
         return
     if mode is None:

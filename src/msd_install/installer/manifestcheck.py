@@ -35,12 +35,12 @@ from .confine import control_char, is_ancestor_chain, rel_problem, show
 from .jsonparse import JsonSyntaxError, parse
 from .lock import LOCK_NAME
 from .plan import Bounds
-from .pristine import STORE_NAME
 
 MANIFEST_NAME = "msd-file-manifest.json"
 BACKUPS_DIR = "msd-backups"
 PATCHES_DIR = "msd-local-patches"
 JOURNAL_DIR = ".msd-journal"  # a run's intent journal (installer/journal.py)
+STORE_NAME = "msd-pristine.zlib"  # the pristine store (installer/pristine.py)
 # a patch set's folder in msd-local-patches/: the time an upgrade saved it
 SET_NAME = re.compile(r"[0-9]{8}T[0-9]{6}Z(-[0-9]{1,4})?")
 RESERVED = (MANIFEST_NAME, LOCK_NAME, STORE_NAME)

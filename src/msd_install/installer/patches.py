@@ -27,7 +27,6 @@ from typing import Any, TypedDict
 from .. import __version__
 from ..errors import MsdError, PatchError
 from .confine import control_char, read_beneath, rel_problem, show
-from .conflicted import aside
 from .manifest import PatchRecord
 from .manifestcheck import MAX_ENTRIES, PATCHES_DIR, SET_NAME, fold
 
@@ -325,6 +324,8 @@ def kept(root: Path) -> list[tuple[Path, str]]:
     """What uninstall leaves in ``msd-local-patches/`` and says so: each saved copy of
     yours (with the msd file it was), or an entry it cannot read as a patch set. Never
     refuses: it only names what stays."""
+    from .conflicted import aside
+
     out: list[tuple[Path, str]] = []
     sets, other = listing(root)
     for directory in sets:

@@ -19,7 +19,8 @@ import hashlib
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
 
-STORE_NAME = "msd-pristine.zlib"
+from .manifestcheck import STORE_NAME as STORE_NAME  # named there, beside the manifest
+
 MAX_STORE = 64 << 20  # uncompressed: MSD Core is ~1 MB; a zip bomb stops here
 _LEVEL = 1  # level 6: twice the time (~20 ms per runtime) for a 20% smaller store
 

@@ -20,8 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import bytecode, pristine
-from .baseline import KnownFiles
+from . import pristine
 from .confine import read_beneath, read_plain
 from .context import Context
 from .fs import sha256_bytes
@@ -36,6 +35,10 @@ from .steps import Remove, Step, Symlink, Write
 
 if TYPE_CHECKING:
     import threading
+
+    from .baseline import KnownFiles
+
+    Patching = tuple[Saver, "_Bases", Callable[[], KnownFiles]]
 
 
 def resolve_install(
@@ -240,9 +243,6 @@ def _proven_current(old: Manifest | None, stored: bytes, kept: dict[str, bytes])
         and sha256_bytes(stored) == old.pristine
         and pristine.holds(stored, kept)
     )
-
-
-Patching = tuple[Saver, _Bases, Callable[[], KnownFiles]]
 
 
 def _resolve_file(
@@ -467,4 +467,6 @@ def _remove_stale(
                 new.backups.remove(backup)
             res.steps.append(Remove(path))
             result.add("remove", path, "no longer part of msd")
+            from . import bytecode
+
             res.steps.extend(bytecode.removal([path], result))  # what Python compiled from it

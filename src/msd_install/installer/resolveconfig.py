@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import schemas
 from ..errors import ConfigFileError
 from .configdoc import ConfigDoc, fmt_of, parse_text
 from .configedit import (
@@ -173,6 +172,8 @@ def _validate(
     if not names:
         return
     import jsonschema
+
+    from .. import schemas
 
     before = parse_text(fmt, raw.decode("utf-8")).node(()).value if raw else {}
     for name in sorted(n for n in names if n):

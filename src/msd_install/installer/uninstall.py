@@ -19,8 +19,7 @@ from .configedit import check_writable, invert, open_doc, refused
 from .confine import inside, is_regular_file, read_plain, read_plain_stat, real_target
 from .fs import Known, read_file_stat, sha256_bytes
 from .manifest import FOREIGN_CONFIG, Manifest
-from .manifestcheck import BACKUPS_DIR, PATCHES_DIR
-from .pristine import STORE_NAME
+from .manifestcheck import BACKUPS_DIR, PATCHES_DIR, STORE_NAME
 from .report import Result
 from .steps import Remove, RemoveDirIfEmpty, Step, Write
 
