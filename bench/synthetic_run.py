@@ -4,17 +4,50 @@ DATA is a folder laid out like ``src/msd_install/payload/data`` (bench/incumbent
 writes one of the incumbent's shape). It is read by the payload loader's own ``load_tree``,
 the code ``payload.load()`` runs on the bundled data, then the real entry point runs: the
 same code path as an install of MSD Core, on a payload of another size.
+
+``msd_install.payload`` is not imported here: ``payload.load`` is replaced right after the
+CLI first imports the module (an import hook wraps its loader), so each verb imports what a
+user's run imports, when it does (an uninstall converts no payload), and the bench measures
+that.
 """
 
 from __future__ import annotations
 
 import sys
-from functools import cache
-from pathlib import Path
+from importlib.machinery import PathFinder
+from types import ModuleType
+from typing import Any
 
-from msd_install import payload
 from msd_install.entry import main
 
-data = Path(sys.argv[1])
-payload.load = cache(lambda: payload.load_tree(data))
+PAYLOAD = "msd_install.payload"
+data = sys.argv[1]
+
+
+class SyntheticPayload:
+    """A finder that finds ``msd_install.payload`` as the usual one does, and has its loader
+    set ``payload.load`` to read DATA once the module's own code has run."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name != PAYLOAD:
+            return None
+        sys.meta_path.remove(self)  # once: the module is imported once
+        spec = PathFinder.find_spec(name, path)
+        if spec is None or spec.loader is None:
+            return spec
+        own = spec.loader.exec_module
+
+        def exec_module(module: ModuleType) -> None:
+            own(module)
+            from functools import cache
+            from pathlib import Path
+
+            module.load = cache(lambda: module.load_tree(Path(data)))
+
+        spec.loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
+assert PAYLOAD not in sys.modules
+sys.meta_path.insert(0, SyntheticPayload())
 main(sys.argv[3:] if sys.argv[2:3] == ["--"] else sys.argv[2:])
