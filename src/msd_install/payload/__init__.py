@@ -10,11 +10,13 @@ stdlib runtime package ``msd_install.msdcore`` is shipped as ``msd-core/lib/msdc
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ..errors import PayloadError
 from ..pkgfiles import files
@@ -117,14 +119,22 @@ class Payload:
 
 
 def split_frontmatter(relpath: str, text: str) -> Document:
-    lines = text.split("\n")
-    if not lines or lines[0].strip() != "---":
+    """The document ``text``: its first line ``---``, the frontmatter up to the next line that
+    is ``---`` (either may have blanks around it), the body after it. Only the frontmatter's
+    lines are looked at: an agent's body is hundreds of lines."""
+    first = text.find("\n")
+    if (text if first < 0 else text[:first]).strip() != "---":
         raise PayloadError(f"payload file {relpath} has no frontmatter")
-    try:
-        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
-    except StopIteration:
-        raise PayloadError(f"payload file {relpath}: frontmatter is not closed") from None
-    block = "\n".join(lines[1:end])
+    start = pos = first + 1  # where the frontmatter's first line starts
+    end = first  # where the line before ``pos`` ends (-1: it is the last line)
+    while end >= 0:
+        end = text.find("\n", pos)
+        if (text[pos:] if end < 0 else text[pos:end]).strip() == "---":
+            break
+        pos = end + 1
+    else:
+        raise PayloadError(f"payload file {relpath}: frontmatter is not closed")
+    block = text[start : pos - 1]  # empty when the closing line comes right after
     meta = fast_parse(block)
     if meta is None:
         try:
@@ -133,7 +143,7 @@ def split_frontmatter(relpath: str, text: str) -> Document:
             raise PayloadError(f"payload file {relpath}: bad frontmatter: {exc}") from None
     if not isinstance(meta, dict):
         raise PayloadError(f"payload file {relpath}: frontmatter is not a mapping")
-    body = "\n".join(lines[end + 1 :])
+    body = "" if end < 0 else text[end + 1 :]
     return Document(relpath, tuple(meta.items()), body, text)
 
 
@@ -141,7 +151,37 @@ def _data() -> Traversable:
     return files(__name__).joinpath("data")
 
 
+# where a payload file is read from: its path, when the package is a folder (every pip or
+# pipx install), else the Traversable (a package inside a zip)
+Source: TypeAlias = "str | Traversable"
+
+
+def _files(node: Traversable) -> list[tuple[str, Source]]:
+    """Every file under ``node`` (relative name, where to read it), in ``_walk``'s order.
+
+    A folder is listed with ``os.scandir``: its entries tell a folder from a file without a
+    ``stat`` each, and no ``Path`` is made per entry (a third of reading the payload)."""
+    if isinstance(node, Path):
+        return _scan(os.fspath(node), "")
+    return list(_walk(node))
+
+
+def _scan(folder: str, prefix: str) -> list[tuple[str, Source]]:
+    with os.scandir(folder) as listing:
+        children = sorted(listing, key=lambda entry: entry.name)
+    out: list[tuple[str, Source]] = []
+    for child in children:
+        if child.name == "__pycache__" or child.name.endswith((".pyc", ".pyo")):
+            continue
+        if child.is_dir():
+            out.extend(_scan(child.path, f"{prefix}{child.name}/"))
+        else:
+            out.append((f"{prefix}{child.name}", child.path))
+    return out
+
+
 def _walk(node: Traversable, prefix: str = "") -> list[tuple[str, Traversable]]:
+    """``_files`` of any Traversable: the files under ``node``, by name at each level."""
     out: list[tuple[str, Traversable]] = []
     for child in sorted(node.iterdir(), key=lambda c: c.name):
         if child.name == "__pycache__" or child.name.endswith((".pyc", ".pyo")):
@@ -154,13 +194,29 @@ def _walk(node: Traversable, prefix: str = "") -> list[tuple[str, Traversable]]:
     return out
 
 
+def _bytes(item: Source) -> bytes:
+    if isinstance(item, str):
+        with open(item, "rb", buffering=0) as handle:  # one read to the end: no buffer
+            return handle.read()
+    return item.read_bytes()
+
+
+def _text(item: Source) -> str:
+    """The file's text as ``read_text(encoding="utf-8")`` gives it: universal newlines (each
+    ``\\r\\n`` and lone ``\\r`` read as ``\\n``), done on the whole text at once."""
+    if not isinstance(item, str):
+        return item.read_text(encoding="utf-8")
+    text = _bytes(item).decode("utf-8")
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
 def _markdown(data: Traversable, folder: str) -> list[Document]:
     node = data.joinpath(folder)
     if not node.is_dir():
         return []
     return [
-        split_frontmatter(f"{folder}/{rel}", item.read_text(encoding="utf-8"))
-        for rel, item in _walk(node)
+        split_frontmatter(f"{folder}/{rel}", _text(item))
+        for rel, item in _files(node)
         if rel.endswith(".md")
     ]
 
@@ -175,13 +231,15 @@ def _str(doc: Document, key: str) -> str:
 _BLOCK_START = re.compile(r"^# >>> ([a-z-]+)\b.*>>>$", re.M)
 
 
-def assemble_hook(source: str, blocks: Traversable) -> str:
+def assemble_hook(source: str, blocks: Traversable, read: dict[str, str] | None = None) -> str:
     """Fill each ``# >>> NAME ... >>>`` / ``# <<< NAME <<<`` pair with ``blocks/NAME.pyblock``.
 
     Hooks share code (stdin with a timeout, the runtime dialects, a shell splitter) but each is
     installed as one file run as ``python -I -S <file>``: it cannot import anything of ours.
     So the shared code is kept once, in ``hooks/_blocks/``, and inlined here at install time.
+    ``read``: the blocks already read (by name), filled in: each is read once per payload.
     """
+    read = {} if read is None else read
     out: list[str] = []
     pos = 0
     for match in _BLOCK_START.finditer(source):
@@ -190,10 +248,12 @@ def assemble_hook(source: str, blocks: Traversable) -> str:
         end = source.find(end_marker, match.end())
         if end < 0:
             raise PayloadError(f"hook block {name} is not closed")
-        block = blocks.joinpath(f"{name}.pyblock")
-        if not block.is_file():
-            raise PayloadError(f"hook block {name} is not in the payload")
-        out += [source[pos : match.end()], "\n", block.read_text(encoding="utf-8")]
+        if name not in read:
+            block = blocks.joinpath(f"{name}.pyblock")
+            if not block.is_file():
+                raise PayloadError(f"hook block {name} is not in the payload")
+            read[name] = block.read_text(encoding="utf-8")
+        out += [source[pos : match.end()], "\n", read[name]]
         pos = end
     out.append(source[pos:])
     return "".join(out)
@@ -205,11 +265,12 @@ def _hooks(data: Traversable) -> tuple[HookSpec, ...]:
     if not registry.is_file():
         return ()
     specs: list[HookSpec] = []
+    blocks, read = folder.joinpath("_blocks"), dict[str, str]()
     for item in json.loads(registry.read_text(encoding="utf-8"))["hooks"]:
         script = folder.joinpath(item["script"])
         if not script.is_file():
             raise PayloadError(f"hooks.json names {item['script']}, which is not in the payload")
-        text = assemble_hook(script.read_text(encoding="utf-8"), folder.joinpath("_blocks"))
+        text = assemble_hook(script.read_text(encoding="utf-8"), blocks, read)
         specs.extend(hook_specs(item, text.encode("utf-8")))
     return tuple(specs)
 
@@ -248,9 +309,12 @@ def entries(
     )
 
 
-def _tree(node: Traversable) -> tuple[DataFile, ...]:
+def _tree(node: Traversable, suffix: str = "") -> tuple[DataFile, ...]:
+    """The files under ``node`` whose names end in ``suffix``, with their bytes."""
     return tuple(
-        DataFile(rel, item.read_bytes(), rel.startswith("bin/")) for rel, item in _walk(node)
+        DataFile(rel, _bytes(item), rel.startswith("bin/"))
+        for rel, item in _files(node)
+        if rel.endswith(suffix)
     )
 
 
@@ -275,5 +339,5 @@ def load_tree(data: Traversable) -> Payload:
         skills,
         _hooks(data),
         _tree(core) if core.is_dir() else (),
-        tuple(f for f in _tree(lib) if f.relpath.endswith(".py")),
+        _tree(lib, ".py"),
     )

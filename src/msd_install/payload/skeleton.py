@@ -23,7 +23,8 @@ from . import (
     HookSpec,
     Payload,
     _data,
-    _walk,
+    _files,
+    _text,
     entries,
     hook_specs,
     split_frontmatter,
@@ -46,7 +47,7 @@ def skeleton() -> Payload:
         _first(data, "commands"), _first(data, "agents"), _first(data, "skills", "/SKILL.md")
     )
     core = data.joinpath("core")
-    names = _walk(core) if core.is_dir() else []
+    names = _files(core) if core.is_dir() else []
     return Payload(
         commands,
         agents,
@@ -62,9 +63,9 @@ def _first(data: Traversable, folder: str, suffix: str = ".md") -> list[Document
     node = data.joinpath(folder)
     if not node.is_dir():
         return []
-    for rel, item in _walk(node):
+    for rel, item in _files(node):
         if f"{folder}/{rel}".endswith(suffix):
-            return [split_frontmatter(f"{folder}/{rel}", item.read_text(encoding="utf-8"))]
+            return [split_frontmatter(f"{folder}/{rel}", _text(item))]
     return []
 
 
