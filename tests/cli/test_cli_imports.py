@@ -88,8 +88,14 @@ NOT_FOR_INSTALL = {
     "msd_install.parallel",
     "difflib",
 }
-# a reinstall with nothing to do edits no config file: nothing to validate either
-NOT_FOR_REINSTALL = NOT_FOR_INSTALL | {"msd_install.schemas", "jsonschema"}
+# a reinstall with nothing to do edits no config file: nothing to reconcile or validate
+NOT_FOR_REINSTALL = NOT_FOR_INSTALL | {
+    "msd_install.installer.tunedentry",
+    "msd_install.installer.tuning",
+    "msd_install.installer.schemacheck",
+    "msd_install.schemas",
+    "jsonschema",
+}
 
 
 def _loaded(names: set[str], banned: set[str]) -> list[str]:
@@ -103,7 +109,8 @@ def test_an_install_and_a_reinstall_import_only_their_side(tmp_path: Path) -> No
     assert (tmp_path / ".claude" / "msd-file-manifest.json").is_file()
     assert (tmp_path / ".claude" / "msd-pristine.zlib").is_file()
     assert "msd-" in (tmp_path / ".claude" / "settings.json").read_text(encoding="utf-8")
-    assert {"msd_install.installer.resolve", "msd_install.installer.pristine"} <= names
+    assert {"msd_install.installer.resolve", "msd_install.installer.tunedentry"} <= names
+    assert {"msd_install.installer.pristine", "msd_install.installer.schemacheck"} <= names
     assert _loaded(names, NOT_FOR_INSTALL) == []
     names, proc = imported(["--claude", "--global", "--yes"], tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -117,6 +124,8 @@ def test_an_install_and_a_reinstall_import_only_their_side(tmp_path: Path) -> No
 NOT_FOR_UNINSTALL = {
     "msd_install.installer.inplace",  # only for a config file with other hard links
     "msd_install.installer.pristine",  # the store is removed like any file, never read
+    "msd_install.installer.tunedentry",  # entries are taken out, none is reconciled
+    "msd_install.installer.tuning",
     "msd_install.parallel",
     "msd_install.runtimes.convert",
     "msd_install.runtimes.packs",

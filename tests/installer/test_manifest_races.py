@@ -23,6 +23,7 @@ import pytest
 from helpers import build, run_cli, snapshot, uninstall_claude
 from msd_install.errors import FileAccessError, MsdError
 from msd_install.installer import engine
+from msd_install.installer import uninstall as uninstall_module
 from msd_install.installer.context import GLOBAL, Context
 from msd_install.installer.dirfd import DIR_FD
 from msd_install.payload import load
@@ -206,7 +207,7 @@ def test_a_backup_dir_swapped_after_the_check_never_brings_outside_bytes_in(
         (root / "msd-backups").symlink_to(outside / "msd-backups")
         return found
 
-    real_resolve = engine.resolve_uninstall
+    real_resolve = uninstall_module.resolve_uninstall  # the engine imports it when it runs
 
     def resolve_then_swap_back(*args: object, **kwargs: object) -> object:
         try:  # the attacker undoes the swap before anything is executed
@@ -216,7 +217,7 @@ def test_a_backup_dir_swapped_after_the_check_never_brings_outside_bytes_in(
             (root / "backups.moved").rename(root / "msd-backups")
 
     monkeypatch.setattr(manifest_module, "load", load_then_swap)
-    monkeypatch.setattr(engine, "resolve_uninstall", resolve_then_swap_back)
+    monkeypatch.setattr(uninstall_module, "resolve_uninstall", resolve_then_swap_back)
     before_outside = snapshot(outside)
     with pytest.raises(FileAccessError) as caught:
         uninstall_claude(ctx)

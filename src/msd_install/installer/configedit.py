@@ -17,7 +17,6 @@ from ..errors import ConfigFileError
 from .configdoc import ConfigDoc, EditRefusedError, open_doc
 from .manifest import ConfigOp
 from .plan import IF_ABSENT, ITEM, MEMBER, ConfigEntry
-from .tunedentry import keep_tuned
 from .valuehash import has_string as _has_string
 from .valuehash import value_hash
 
@@ -220,6 +219,8 @@ def _reconcile(
     ]
     # Our entries the user tuned are kept in place (``tunedentry``); the rest is taken out
     # and added again, as this version wants it.
+    from .tunedentry import keep_tuned  # only where a file is edited: a reinstall edits none
+
     doc, tuned = keep_tuned(doc, entries, old_ops)
     wanted = frozenset(e.label or e.ident for i, e in enumerate(entries) if i not in tuned.ops)
     doc, kept = invert(doc, tuned.rest, wanted)

@@ -36,8 +36,6 @@ from .migration import (
 )
 from .report import Result
 from .steps import MakeDir, Remove, RemoveDirIfEmpty, Step, Write, missing_dirs
-from .tuning import Merged
-from .tuning import apply as splice
 from .valuehash import has_string, value_hash
 
 __all__ = ["Migrated", "Migration", "migrate", "widened"]
@@ -177,6 +175,9 @@ class _Run:
             if where is None:
                 continue
             current = doc.node(where).value
+            from .tuning import Merged
+            from .tuning import apply as splice
+
             # leaf by leaf where the editor can, else the entry re-rendered (a TOML array)
             merged = Merged(_swap(current, op.old, op.new))
             merged.edits = [(leaf, op.new) for leaf in _leaves(current, op.old)]

@@ -24,7 +24,6 @@ from .manifest import ConfigOp, ConfigRecord, Manifest
 from .plan import IF_ABSENT, MEMBER, ConfigEntry, Plan
 from .report import Result
 from .resolution import Resolution
-from .schemacheck import adds_no_error, is_valid
 from .steps import ABSENT, Remove, Step, Write
 
 
@@ -160,6 +159,8 @@ def _validate(
     names = {e.schema for e in entries if e.schema}
     if not names or (raw is not None and text.encode() == raw):
         return  # an unchanged file has no error we introduced
+    from .schemacheck import adds_no_error, is_valid
+
     parsed = parse_text(fmt, text)
     after = parsed.node(()).value
     # the compiled checker answers "valid" without importing jsonschema (proven to agree with
