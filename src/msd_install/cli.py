@@ -512,7 +512,7 @@ def _bounds(runtime: Adapter, ctx: Context) -> Callable[[], Bounds]:
     from functools import cache
 
     def bounds() -> Bounds:
-        from .installer.migration import widened
+        from .installer.pending import widened
         from .migrations import ALL as MIGRATIONS
         from .runtimes.bounds import core_bounds
 

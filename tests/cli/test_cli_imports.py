@@ -85,6 +85,7 @@ NOT_FOR_INSTALL = {
     "msd_install.installer.uninstall",
     "msd_install.installer.recovery",
     "msd_install.migrations.released",
+    "msd_install.installer.migration",  # the operations: only a pending migration plans
     "msd_install.parallel",
     "difflib",
 }
@@ -115,7 +116,7 @@ def test_an_install_and_a_reinstall_import_only_their_side(tmp_path: Path) -> No
     names, proc = imported(["--claude", "--global", "--yes"], tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert " identical" in proc.stdout and " created" not in proc.stdout, proc.stdout
-    assert {"msd_install.installer.resolve", "msd_install.installer.migrate"} <= names
+    assert {"msd_install.installer.migrate", "msd_install.migrations"} <= names
     assert _loaded(names, NOT_FOR_REINSTALL) == []
 
 
@@ -126,6 +127,7 @@ NOT_FOR_UNINSTALL = {
     "msd_install.installer.pristine",  # the store is removed like any file, never read
     "msd_install.installer.tunedentry",  # entries are taken out, none is reconciled
     "msd_install.installer.tuning",
+    "msd_install.installer.migration",
     "msd_install.parallel",
     "msd_install.runtimes.convert",
     "msd_install.runtimes.packs",

@@ -11,7 +11,8 @@ from pathlib import Path
 from helpers import snapshot
 from msd_install.installer import engine
 from msd_install.installer.context import Context
-from msd_install.installer.migration import Move, Op, RemoveIfOurs, View, version_key
+from msd_install.installer.migration import Move, Op, RemoveIfOurs, View
+from msd_install.installer.pending import version_key
 from msd_install.installer.plan import FileOp, Plan
 
 

@@ -64,7 +64,7 @@ def install(
     what msd released for this runtime (``released.known``), the only bases of a saved
     edit a foreign manifest's pristine store may give."""
     from .migrate import migrate
-    from .migration import widened
+    from .pending import widened
     from .resolve import resolve_install
 
     result = Result("install", plan.runtime, plan.scope, plan.root, dry_run)
@@ -115,7 +115,7 @@ def _install(
     shipped: Callable[[], KnownFiles],
 ) -> Result:
     from .migrate import migrate
-    from .migration import widened
+    from .pending import widened
     from .resolve import resolve_install
 
     name = manifest_name(plan.namespace)
@@ -159,7 +159,7 @@ def adopt(
     """``--adopt``: a new manifest for ``plan.root`` from a baseline scan (``baseline``); a
     damaged manifest is set aside, a valid one left alone. ``known``: released (path, hash)."""
     from .baseline import resolve_adopt, vouched
-    from .migration import widened
+    from .pending import widened
 
     result = Result("adopt", plan.runtime, plan.scope, plan.root, dry_run)
     registry = Registry(ctx.manifest_registry())

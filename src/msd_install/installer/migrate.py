@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .configdoc import ConfigDoc
 from .configedit import open_doc, refused
@@ -22,23 +22,15 @@ from .confine import read_plain
 from .fs import read_file, sha256_bytes
 from .manifest import ConfigOp, Manifest
 from .manifest import MigrationRecord as Applied
-from .migration import (
-    Migration,
-    Move,
-    Op,
-    RemoveIfOurs,
-    RenameConfigEntry,
-    RewriteValue,
-    View,
-    pending,
-    records,
-    widened,
-)
+from .pending import pending, records
 from .report import Result
 from .steps import MakeDir, Remove, RemoveDirIfEmpty, Step, Write, missing_dirs
 from .valuehash import has_string, value_hash
 
-__all__ = ["Migrated", "Migration", "migrate", "widened"]
+if TYPE_CHECKING:
+    from .migration import Migration, Move, Op, RemoveIfOurs, RewriteValue
+
+__all__ = ["Migrated", "migrate"]
 
 
 @dataclass
@@ -62,9 +54,12 @@ def migrate(
         return out
     todo = pending(old, migrations)
     run = _Run(out.manifest, result)
-    for migration in todo:
-        for op in migration.plan(View(run.manifest, project)):
-            run.apply(op, migration.id)
+    if todo:  # only then the operations' classes (none is created on a run with none)
+        from .migration import View
+
+        for migration in todo:
+            for op in migration.plan(View(run.manifest, project)):
+                run.apply(op, migration.id)
     out.steps = run.finish()
     known = {(a["id"], a["version"]) for a in out.applied}
     out.applied += [a for a in records(migrations) if (a["id"], a["version"]) not in known]
@@ -85,6 +80,8 @@ class _Run:
         self.docs: dict[str, tuple[bytes, ConfigDoc]] = {}  # config files edited, by rel
 
     def apply(self, op: Op, why: str) -> None:
+        from .migration import Move, RemoveIfOurs, RenameConfigEntry
+
         if isinstance(op, Move):
             self._move(op, why)
         elif isinstance(op, RemoveIfOurs):

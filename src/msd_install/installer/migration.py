@@ -1,11 +1,12 @@
-"""What an installer migration is: the four operations it may ask for, the read-only view
-its plan looks at, and which migrations a manifest still needs.
+"""What an installer migration is: the four operations it may ask for and the read-only view
+its plan looks at (which migrations a manifest still needs: ``pending.py``).
 
 A migration (one module under ``msd_install/migrations/``) has an ``id``, the version it
 ``ships_in``, and a pure ``plan(view) -> list[Op]`` over a read-only ``View`` of the root and
 its manifest. Identity is the pair (id, version): never a hash of source text, so
 reformatting a migration module changes nothing for an existing install. ``migrate`` runs
-them.
+them. This module is imported only when a migration plans (one is pending, or a migration
+module's ``plan`` runs): a run with none pending creates none of these classes.
 
 Operations, each safe on its own:
 ``Move``: a file the manifest records (or a run-time state file it lists), moved as it is; a
@@ -20,15 +21,11 @@ exactly equal to ``old`` becomes ``new``, in the file and in what the manifest r
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from .manifest import Manifest
-from .manifest import MigrationRecord as Applied
-from .plan import Bounds
 
 
 @dataclass(frozen=True)
@@ -113,49 +110,3 @@ class Migration(Protocol):
     @property
     def legacy_state(self) -> tuple[str, ...]: ...
     def plan(self, view: View) -> list[Op]: ...
-
-
-_VERSION = re.compile(r"(\d+(?:\.\d+)*)(?:[-_.]?(a|b|rc|alpha|beta|c|pre|preview|dev)\.?(\d*))?")
-
-
-def version_key(text: str) -> tuple[tuple[int, ...], int, int]:
-    """``0.1.0`` -> ((0, 1), 1, 0): the release (trailing zeros dropped), then a pre-release
-    (``1.0.0rc12``: 0, 12) before the final release (1); anything unreadable sorts first
-    (the oldest), so every migration runs for it."""
-    match = _VERSION.fullmatch(text.strip().lower().lstrip("v"))
-    if not match:
-        return ((-1,), 0, 0)
-    release = [int(p) for p in match.group(1).split(".")]
-    while len(release) > 1 and release[-1] == 0:
-        release.pop()
-    pre = match.group(2)
-    return (tuple(release), 0 if pre else 1, int(match.group(3) or 0))
-
-
-def records(migrations: Sequence[Migration]) -> list[Applied]:
-    return [{"id": m.id, "version": m.ships_in} for m in migrations]
-
-
-def pending(old: Manifest, migrations: Sequence[Migration]) -> list[Migration]:
-    """The migrations ``old`` needs: not recorded, and newer than the version that wrote it."""
-    done = {(a["id"], a["version"]) for a in old.migrations}
-    written_by = version_key(old.installer_version)
-    return [
-        m
-        for m in migrations
-        if (m.id, m.ships_in) not in done and version_key(m.ships_in) > written_by
-    ]
-
-
-def widened(
-    bounds: Callable[[], Bounds], root: Path, migrations: Sequence[Migration]
-) -> Callable[[], Bounds]:
-    """The adapter's bounds plus the state files earlier versions listed (so that their
-    manifests are accepted, migrated and uninstalled)."""
-
-    def inner() -> Bounds:
-        base = bounds()
-        legacy = {root / rel for m in migrations for rel in m.legacy_state}
-        return Bounds(base.config_files, base.state_files | legacy)
-
-    return inner

@@ -10,8 +10,11 @@ instead of the entry being removed and added again.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..installer.migration import Move, Op, RenameConfigEntry, RewriteValue, View
+if TYPE_CHECKING:
+    from ..installer.migration import Op, View
+
 
 OLD, NEW = "msd-secret-guard", "msd-secret-read-guard"
 
@@ -23,6 +26,8 @@ class SecretGuardRenamed:
     legacy_state: tuple[str, ...] = ()
 
     def plan(self, view: View) -> list[Op]:
+        from ..installer.migration import Move, RenameConfigEntry, RewriteValue
+
         old_rel, new_rel = f"hooks/{OLD}.py", f"hooks/{NEW}.py"
         ops: list[Op] = []
         if old_rel in view.files():

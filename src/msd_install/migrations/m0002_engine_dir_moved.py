@@ -12,8 +12,11 @@ under ``msd/`` (the server's args) are rewritten, so a user's tuning of the serv
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..installer.migration import Move, Op, RewriteValue, View
+if TYPE_CHECKING:
+    from ..installer.migration import Op, View
+
 
 OLD, NEW = "msd/", "msd-core/"
 STATE = "msd/cache/msd-update-check.json"
@@ -26,6 +29,8 @@ class EngineDirMoved:
     legacy_state: tuple[str, ...] = (STATE,)
 
     def plan(self, view: View) -> list[Op]:
+        from ..installer.migration import Move, RewriteValue
+
         ops: list[Op] = [
             Move(rel, NEW + rel[len(OLD) :]) for rel in view.files() if rel.startswith(OLD)
         ]

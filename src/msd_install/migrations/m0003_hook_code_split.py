@@ -11,9 +11,12 @@ config files name the same script as before: nothing there changes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..installer.migration import Move, Op, View
 from ..payload.hookcode import code_script
+
+if TYPE_CHECKING:
+    from ..installer.migration import Op, View
 
 # the registered hooks of the versions before 0.1.0 (msd-secret-guard was renamed in 0.0.2,
 # by 0001, which runs first)
@@ -39,6 +42,8 @@ class HookCodeSplit:
     legacy_state: tuple[str, ...] = ()
 
     def plan(self, view: View) -> list[Op]:
+        from ..installer.migration import Move
+
         files = set(view.files())
         ops: list[Op] = []
         for name in HOOKS:
