@@ -159,3 +159,28 @@ def test_an_uninstall_imports_no_install_side(tmp_path: Path) -> None:
     # the check is not vacuous: the run imported the engine and its uninstall side
     assert {"msd_install.installer.engine", "msd_install.installer.uninstall"} <= names
     assert _loaded(names, NOT_FOR_UNINSTALL) == []
+
+
+# what doctor must not import: it reads manifests and config files, and changes nothing
+NOT_FOR_DOCTOR = {
+    "msd_install.installer.baseline",  # only the name of an adopted manifest's version
+    "msd_install.installer.pristine",
+    "msd_install.installer.tuning",  # only for an entry of ours the user tuned
+    "msd_install.installer.resolve",
+    "msd_install.installer.schemacheck",
+    "msd_install.installer.migration",
+    "msd_install.installer.merge",
+    "msd_install.parallel",
+    "jsonschema",
+    "difflib",
+}
+
+
+def test_doctor_imports_no_install_side(tmp_path: Path) -> None:
+    _, first = imported(["--claude", "--global", "--yes"], tmp_path)
+    assert first.returncode == 0, first.stderr[-2000:]
+    names, proc = imported(["doctor"], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "ok       claude (global)" in proc.stdout, proc.stdout
+    assert {"msd_install.installer.doctor", "msd_install.installer.health"} <= names
+    assert _loaded(names, NOT_FOR_DOCTOR) == []

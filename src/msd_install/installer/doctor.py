@@ -15,12 +15,10 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import MsdError
-from .baseline import ADOPTED
 from .configedit import open_doc
 from .confine import read_plain
 from .fs import read_file, sha256_bytes
 from .manifest import Manifest
-from .tuning import merge
 from .valuehash import has_string, value_hash
 
 # an entry of ours the user changed, still running our script: their tuning, not a fault
@@ -53,6 +51,8 @@ class Health:
 def diagnose(manifest: Manifest) -> list[Finding]:
     out: list[Finding] = []
     if manifest.installer_version != __version__:
+        from .baseline import ADOPTED  # the scan itself is --adopt's: only its version's name
+
         out.append(
             Finding(
                 "note",
@@ -120,6 +120,8 @@ def diagnose(manifest: Manifest) -> list[Finding]:
             if not present and marked and manifest.trusted:
                 label = op.get("label", ".".join(where))
                 # what the next run decides: a hook of the user's inside ours is not a tuning
+                from .tuning import merge
+
                 built = (
                     "value" in op and merge(op["value"], marked[-1], op["value"], marker) is None
                 )
