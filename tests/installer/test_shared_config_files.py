@@ -95,9 +95,9 @@ def test_a_file_left_holding_only_the_users_settings_is_theirs_from_then_on(
 CHILD = r"""
 import json, sys
 from pathlib import Path
-from msd_install.installer import engine
+from msd_install.installer import uninstall  # the engine imports it from there, when it runs
 
-real = engine.resolve_uninstall
+real = uninstall.resolve_uninstall
 
 
 def resolve(*args, **kwargs):
@@ -109,7 +109,7 @@ def resolve(*args, **kwargs):
     return steps
 
 
-engine.resolve_uninstall = resolve
+uninstall.resolve_uninstall = resolve
 from msd_install.entry import main
 
 main(sys.argv[2:])
