@@ -14,7 +14,6 @@ that.
 from __future__ import annotations
 
 import sys
-from importlib.machinery import PathFinder
 from types import ModuleType
 from typing import Any
 
@@ -25,16 +24,21 @@ data = sys.argv[1]
 
 
 class SyntheticPayload:
-    """A finder that finds ``msd_install.payload`` as the usual one does, and has its loader
-    set ``payload.load`` to read DATA once the module's own code has run."""
+    """A finder that finds ``msd_install.payload`` as the finders after it do, and has its
+    loader set ``payload.load`` to read DATA once the module's own code has run."""
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
         if name != PAYLOAD:
             return None
         sys.meta_path.remove(self)  # once: the module is imported once
-        spec = PathFinder.find_spec(name, path)
-        if spec is None or spec.loader is None:
-            return spec
+        spec = None
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            spec = find(name, path, target) if find is not None else None
+            if spec is not None:
+                break
+        if spec is None or spec.loader is None:  # never silently the bundled payload
+            raise ImportError(f"synthetic_run: cannot find {PAYLOAD} to patch its load()")
         own = spec.loader.exec_module
 
         def exec_module(module: ModuleType) -> None:
