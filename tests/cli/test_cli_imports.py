@@ -181,6 +181,7 @@ def test_doctor_imports_no_install_side(tmp_path: Path) -> None:
     assert first.returncode == 0, first.stderr[-2000:]
     names, proc = imported(["doctor"], tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]  # every install healthy
-    assert "claude (global) at ~/.claude" in proc.stdout, proc.stdout  # and this one found
+    line = next(x for x in proc.stdout.splitlines() if "claude (global) at ~/.claude" in x)
+    assert "not installed" not in line, proc.stdout  # this one was found and checked
     assert {"msd_install.installer.doctor", "msd_install.installer.health"} <= names
     assert _loaded(names, NOT_FOR_DOCTOR) == []
