@@ -14,6 +14,7 @@ that.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -44,7 +45,6 @@ class SyntheticPayload:
         def exec_module(module: ModuleType) -> None:
             own(module)
             from functools import cache
-            from pathlib import Path
 
             module.load = cache(lambda: module.load_tree(Path(data)))
 
@@ -52,6 +52,7 @@ class SyntheticPayload:
         return spec
 
 
-assert PAYLOAD not in sys.modules
+if PAYLOAD in sys.modules or not (Path(data) / "commands").is_dir():  # never the bundled one,
+    sys.exit(f"synthetic_run: {data!r} is not a payload folder (no commands/)")  # nor none
 sys.meta_path.insert(0, SyntheticPayload())
 main(sys.argv[3:] if sys.argv[2:3] == ["--"] else sys.argv[2:])

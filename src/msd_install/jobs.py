@@ -21,9 +21,12 @@ def jobs(env: Mapping[str, str]) -> int:
     raw = env.get(JOBS_ENV, "")
     if raw:
         number = raw.strip()
-        if not (number.isascii() and number.isdigit() and 1 <= int(number[:3]) <= 64):
+        # the digits bounded before ``int`` reads them: never a 100,000-digit conversion
+        if not (number.isascii() and number.isdigit() and len(number) <= 8):
             raise UsageError(f"{JOBS_ENV}={raw!r} is not a number of workers from 1 to 64")
         wanted = int(number)
+        if not 1 <= wanted <= 64:
+            raise UsageError(f"{JOBS_ENV}={raw!r} is not a number of workers from 1 to 64")
     else:
         try:
             wanted = min(len(os.sched_getaffinity(0)), MAX_JOBS)

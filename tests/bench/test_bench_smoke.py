@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from helpers import cli_env
+
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "incumbent_bench.py"
 
 
@@ -38,3 +40,19 @@ def test_incumbent_bench_smoke_prints_every_row_of_its_table(tmp_path: Path) -> 
         "~/.claude.json restored (uninstall)",
     ):
         assert row in out, f"missing row {row!r} in:\n{out}"
+
+
+def test_synthetic_run_refuses_a_folder_that_is_no_payload(tmp_path: Path) -> None:
+    """A mistyped DATA would install an empty payload and time that: it stops instead."""
+    run = BENCH.parent / "synthetic_run.py"
+    for data in (tmp_path / "absent", tmp_path):
+        proc = subprocess.run(
+            [sys.executable, str(run), str(data), "--", "--claude", "--global", "--yes"],
+            env=cli_env(tmp_path / "home"),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert proc.returncode != 0
+        assert "is not a payload folder" in proc.stderr
+        assert not (tmp_path / "home" / ".claude").exists()

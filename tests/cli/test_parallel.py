@@ -175,7 +175,9 @@ def test_sigterm_rolls_back_the_running_workers_and_leaves_none(
     assert children.stdout == ""
 
 
-@pytest.mark.parametrize("bad", ["many", "0", "65", "-1", "\u00b2", "\u0663", "9" * 5000])
+@pytest.mark.parametrize(
+    "bad", ["many", "0", "65", "0640", "00065", "-1", "\u00b2", "\u0663", "9" * 5000]
+)
 def test_jobs_setting_is_checked_on_every_run(tmp_path: Path, bad: str) -> None:
     for args in (ALL, ["--claude", "--global", "--yes"]):
         proc = run_cli(args, tmp_path, MSD_INSTALL_JOBS=bad)
@@ -184,6 +186,7 @@ def test_jobs_setting_is_checked_on_every_run(tmp_path: Path, bad: str) -> None:
         assert len(proc.stderr.strip().splitlines()) == 1
     assert not (tmp_path / ".claude").exists()
     assert workers({"MSD_INSTALL_JOBS": " 3 "}) == 3
+    assert workers({"MSD_INSTALL_JOBS": "002"}) == 2
 
 
 def _slow_or_failing(marks: Path) -> Callable[[str], str]:
