@@ -237,3 +237,19 @@ def test_a_scalar_where_an_array_of_tables_goes_is_refused() -> None:
 def test_a_byte_order_mark_is_refused_in_plain_words() -> None:
     with pytest.raises(TomlSyntaxError, match="byte-order mark"):
         TomlDocument('\ufeffmodel = "o3"\n')
+
+
+def test_an_element_of_an_array_of_tables_is_replaced_as_such() -> None:
+    """``replace_value(("hooks", 1), {...})`` rewrites the second ``[[hooks]]`` block with its
+    header, every other byte as it was (a migration rewrites Kimi's hook entries so)."""
+    text = (
+        '# mine\nmodel = \'x\'\n\n[[hooks]]\nevent = "A"\ncommand = "old-a"\n\n'
+        '[[hooks]]\nevent = "B"\ncommand = "old-b"\n\n[other]\nkey = 1\n'
+    )
+    doc, old = TomlDocument(text).replace_value(("hooks", 1), {"event": "B", "command": "new"})
+    assert old == '[[hooks]]\nevent = "B"\ncommand = "old-b"\n'
+    assert doc.text == text.replace('command = "old-b"', 'command = "new"')
+    assert doc.data["hooks"] == [
+        {"event": "A", "command": "old-a"},
+        {"event": "B", "command": "new"},
+    ]

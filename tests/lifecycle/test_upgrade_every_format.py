@@ -10,8 +10,9 @@ import pytest
 from helpers import run_cli, snapshot_but_registry
 from lifecycle.fixtures import install_version
 
-# Gemini: JSON settings with hooks (timeouts in ms); Codex: TOML; Hermes: YAML
-RUNTIMES = ("gemini", "codex", "hermes")
+# Gemini: JSON settings with hooks (timeouts in ms); Codex: TOML; Hermes: YAML; Kimi: TOML
+# hooks as an array of tables (``[[hooks]]``: a migration rewrites a whole element)
+RUNTIMES = ("gemini", "codex", "hermes", "kimi")
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)

@@ -208,7 +208,10 @@ class TomlDocument:
         start, end = self._span(path)
         expected = copy.deepcopy(self.data)
         _set(expected, path, value)
-        if isinstance(value, dict):
+        if isinstance(value, dict) and path and isinstance(path[-1], int):
+            # an element of an array of tables (``[[hooks]]``): the block keeps its header
+            new = self._table_block(tuple(str(k) for k in path[:-1]), value, True)
+        elif isinstance(value, dict):
             new = self._table_block(tuple(str(k) for k in path), value, False)
         else:
             new = f"{_key(str(path[-1]))} = {_render(value)}{self.newline}"
