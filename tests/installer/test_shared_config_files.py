@@ -196,3 +196,26 @@ def test_an_entry_for_another_file_at_that_path_is_not_believed(tmp_path: Path) 
     registry.write_text(json.dumps(record))
     _run(home, project, "--codebuddy", "--global", "--uninstall")
     assert config.read_text() == "{}\n"
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_a_file_the_runtime_reformatted_still_goes(tmp_path: Path, shared: bool) -> None:
+    """The runtime rewrites its file its own way (four spaces, no newline at the end): emptied
+    of msd's entries it holds nothing but ``{`` and ``}`` and blanks, and goes as ``{}`` does."""
+    home, project = tmp_path / "home", tmp_path / "home" / "project"
+    project.mkdir(parents=True)
+    before = snapshot(home)
+    _run(home, project, "--codebuddy", "--local")
+    scopes = ["--local"]
+    if shared:
+        _run(home, project, "--codebuddy", "--global")
+        scopes.append("--global")
+    config = home / ".codebuddy.json"
+    with config.open("r+") as handle:  # in place, as a runtime saving its state might
+        doc = json.load(handle)
+        handle.seek(0)
+        handle.write(json.dumps(doc, indent=4))
+        handle.truncate()
+    for scope in scopes:
+        _run(home, project, "--codebuddy", scope, "--uninstall")
+    assert snapshot(home) == before

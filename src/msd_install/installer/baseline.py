@@ -364,7 +364,7 @@ def _adopt_config(
         return None
     containers = _containers(doc, ops)
     left, _kept = invert(doc, [*containers, *ops])
-    created = left.text == fmt_of(fmt).empty
+    created = fmt_of(fmt).is_empty(left.text)
     return ConfigRecord(file="", fmt=fmt, created=created, ops=[*containers, *ops])
 
 

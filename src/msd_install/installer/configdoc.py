@@ -45,6 +45,15 @@ class Format:
     empty: str  # what a config file we create starts as (and is removed at, on uninstall)
     label: str  # for error messages: "invalid JSON", "invalid TOML"
 
+    def is_empty(self, text: str) -> bool:
+        """Does ``text`` hold nothing but what a file we create starts as, give or take
+        whitespace (a runtime that rewrites its file indents ``{}`` its own way: ``{\n}``)?
+        A comment is not whitespace: a file holding one is someone's."""
+        return text.translate(_NO_WS) == self.empty.translate(_NO_WS)
+
+
+_NO_WS = str.maketrans("", "", " \t\r\n")  # JSON's, TOML's and YAML's blanks between tokens
+
 
 FORMATS = {
     "json": Format("json", "{}\n", "JSON"),

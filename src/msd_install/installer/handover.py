@@ -49,7 +49,7 @@ def heirs(
             doc, _kept = invert(open_doc(path, raw, record["fmt"]), record["ops"])
         except (ValueError, MsdError):
             continue  # the uninstall itself reports it
-        if doc.text == fmt_of(record["fmt"]).empty and record["created"]:
+        if fmt_of(record["fmt"]).is_empty(doc.text) and record["created"]:
             continue  # the file goes: nothing to hand over
         left = [op for op in record["ops"] if _structure(op, doc)]
         left += [p for op in record["ops"] if (p := _implied_parents(op, doc)) is not None]

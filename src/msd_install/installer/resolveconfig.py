@@ -94,7 +94,7 @@ def resolve_config(
         text = rec.text
         if raw is None and not rec.ops:
             continue
-        if created and not rec.ops and text == fmt_of(fmt).empty:
+        if created and not rec.ops and fmt_of(fmt).is_empty(text):
             steps.append(Remove(real_target(path)))  # a dotfile link stays; its target goes
             result.add("remove", real_target(path))
             continue

@@ -66,7 +66,7 @@ def resolve_uninstall(
         real = os.path.realpath(path)
         handed_on = shared is not None and shared.held.get(real) == (st.st_dev, st.st_ino)
         created = record["created"] or (handed_on and changed)
-        if created and doc.text == fmt_of(record["fmt"]).empty and emptied:
+        if created and fmt_of(record["fmt"]).is_empty(doc.text) and emptied:
             # through a (once dangling) symlink we created the target: remove that, keep the
             # link; only if it is still the file read here (a setting written since stays)
             steps.append(Remove(real_target(path), Known(raw, sha256_bytes(raw), st)))
