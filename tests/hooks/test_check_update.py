@@ -57,7 +57,7 @@ def closed_url() -> str:
 
 @pytest.fixture
 def installed(runtime_root: Path) -> Path:
-    (runtime_root / "msd-core").mkdir()
+    (runtime_root / "msd-core" / "cache").mkdir(parents=True)  # as an install makes it
     (runtime_root / "msd-core" / "VERSION").write_text("0.1.0\n")
     return runtime_root
 
@@ -247,3 +247,15 @@ def test_cache_about_another_installed_version_is_ignored(
         "msd-check-update.py", session_start(tmp_path), env={"MSD_UPDATE_URL": closed_url}
     )
     assert result.stdout == ""
+
+
+def test_a_worker_that_outlives_the_install_makes_nothing_again(
+    installed: Path, tmp_path: Path, index_url: str
+) -> None:
+    """The worker runs for seconds in the background: an uninstall in the meantime removed
+    the cache folder (and maybe msd-core/ itself), and the answer is then dropped, never
+    written into a folder made again (a trace of msd after its uninstall)."""
+    (installed / "msd-core" / "cache").rmdir()
+    proc = run_worker(installed, tmp_path, index_url)
+    assert proc.returncode == 0 and proc.stdout == b"" and proc.stderr == b""
+    assert sorted(p.name for p in (installed / "msd-core").iterdir()) == ["VERSION"]

@@ -91,8 +91,8 @@ def failure_record(installed: str, previous: dict[str, object]) -> dict[str, obj
 
 
 def write_cache(record: dict[str, object]) -> None:
-    folder = os.path.dirname(CACHE)
-    os.makedirs(folder, exist_ok=True)
+    # the install made the cache folder: none means msd was uninstalled meanwhile (this runs
+    # for seconds in the background), and nothing is made again (FileNotFoundError: silent)
     tmp = f"{CACHE}.{os.getpid()}.tmp"
     with open(tmp, "w", encoding="utf-8") as handle:
         json.dump(record, handle)
