@@ -36,7 +36,7 @@ from .. import __version__
 from ..errors import ManifestError
 from .confine import escaping_link, is_ancestor_chain, show
 from .jsondump import indented
-from .manifestcheck import MANIFEST_NAME, manifest_name, problem, rel_of
+from .manifestcheck import MANIFEST_MAX_BYTES, MANIFEST_NAME, manifest_name, problem, rel_of
 from .plan import Bounds
 from .registry import Registry
 
@@ -57,7 +57,7 @@ __all__ = [
 FORMAT = 1
 FOREIGN_CONFIG = "this root's manifest was not written by your msd-install"
 FOREIGN_LINK = f"a symlink leading out of the root, not followed: {FOREIGN_CONFIG}"
-MAX_BYTES = 16 << 20  # a real manifest is ~40 KB
+MAX_BYTES = MANIFEST_MAX_BYTES
 # the way out of a manifest that cannot be used (installer/baseline.py)
 ADOPT_HINT = (
     "nothing was changed; to set it aside and rebuild it from the files on disk, run "

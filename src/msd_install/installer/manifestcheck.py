@@ -40,6 +40,7 @@ MANIFEST_NAME = "msd-file-manifest.json"
 BACKUPS_DIR = "msd-backups"
 PATCHES_DIR = "msd-local-patches"
 JOURNAL_DIR = ".msd-journal"  # a run's intent journal (installer/journal.py)
+MANIFEST_MAX_BYTES = 16 << 20  # a real manifest is ~40 KB: a larger file is not one
 STORE_NAME = "msd-pristine.zlib"  # the pristine store (installer/pristine.py)
 # a patch set's folder in msd-local-patches/: the time an upgrade saved it
 SET_NAME = re.compile(r"[0-9]{8}T[0-9]{6}Z(-[0-9]{1,4})?")

@@ -43,14 +43,13 @@ from ..errors import FileAccessError, MsdError
 from . import lock
 from .dirfd import Spot, lstat_at, read_at
 from .fs import Transaction, write_at
-from .manifestcheck import JOURNAL_DIR, MANIFEST_NAME, PACK_MANIFEST
+from .manifestcheck import JOURNAL_DIR, MANIFEST_MAX_BYTES, MANIFEST_NAME, PACK_MANIFEST
 
 REGISTRY_NAME = "manifests.json"
 FORMAT = 1
 MAX_BYTES = 4 << 20
 MAX_SHARED = 4096  # shared folders kept in the record: a bound on a file that is read often
 _POLL = 0.005  # the record's lock is held briefly: try again soon
-MAX_MANIFEST = 16 << 20  # as manifest.MAX_BYTES: another root's manifest, read to find heirs
 
 
 @dataclass
@@ -377,7 +376,7 @@ def _elsewhere(doc: dict[str, Any], real: str, root: Path) -> bool:
         if str(path.parent) == ours:
             continue
         try:
-            raw = read_at(Spot(None, str(path), path), MAX_MANIFEST)
+            raw = read_at(Spot(None, str(path), path), MANIFEST_MAX_BYTES)
             other = json.loads(raw) if raw is not None else None
         except (OSError, ValueError, RecursionError):
             continue
