@@ -157,6 +157,14 @@ def test_a_file_the_user_had_is_never_taken_for_a_shared_one(tmp_path: Path) -> 
     assert json.loads(config.read_text()) == {}
 
 
+def _forge(home: Path, files: object) -> None:
+    """Write ``files`` into the user's record as its shared files, as anyone could."""
+    registry = home / ".local/state/msd/manifests.json"
+    record = json.loads(registry.read_text())
+    record["files"] = files
+    registry.write_text(json.dumps(record))
+
+
 def test_a_forged_entry_in_the_record_removes_nothing_msd_did_not_empty(tmp_path: Path) -> None:
     """The record is read from disk: an entry naming a file removes it only when this
     uninstall's own removals leave it exactly empty."""
@@ -165,18 +173,18 @@ def test_a_forged_entry_in_the_record_removes_nothing_msd_did_not_empty(tmp_path
     config = home / ".codebuddy.json"
     config.write_text('{"theme": "dark"}\n')
     _run(home, project, "--codebuddy", "--global")
-    registry = home / ".local/state/msd/manifests.json"
-    record = json.loads(registry.read_text())
     other = home / "notes.json"
     other.write_text("{}\n")
     st = config.stat()
-    record["files"] = {
-        str(config.resolve()): [st.st_dev, st.st_ino],
-        str(other.resolve()): [other.stat().st_dev, other.stat().st_ino],
-        "relative/x.json": [1, 2],
-        str(home / "x.json"): "not ids",
-    }
-    registry.write_text(json.dumps(record))
+    _forge(
+        home,
+        {
+            str(config.resolve()): [st.st_dev, st.st_ino],
+            str(other.resolve()): [other.stat().st_dev, other.stat().st_ino],
+            "relative/x.json": [1, 2],
+            str(home / "x.json"): "not ids",
+        },
+    )
     _run(home, project, "--codebuddy", "--global", "--uninstall")
     assert json.loads(config.read_text()) == {"theme": "dark"}
     assert other.read_text() == "{}\n"
@@ -190,10 +198,7 @@ def test_an_entry_for_another_file_at_that_path_is_not_believed(tmp_path: Path) 
     config = home / ".codebuddy.json"
     config.write_text("{}\n")
     _run(home, project, "--codebuddy", "--global")
-    registry = home / ".local/state/msd/manifests.json"
-    record = json.loads(registry.read_text())
-    record["files"] = {str(config.resolve()): [config.stat().st_dev, config.stat().st_ino + 1]}
-    registry.write_text(json.dumps(record))
+    _forge(home, {str(config.resolve()): [config.stat().st_dev, config.stat().st_ino + 1]})
     _run(home, project, "--codebuddy", "--global", "--uninstall")
     assert config.read_text() == "{}\n"
 
