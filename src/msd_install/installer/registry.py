@@ -371,15 +371,19 @@ def _elsewhere(doc: dict[str, Any], real: str, root: Path) -> bool:
     """Does the manifest of another root the record lists have a config entry in the file
     ``real``? Read only when an uninstall leaves a created file holding something."""
     ours = os.path.realpath(root)
-    for key in list(doc["roots"])[:MAX_SHARED]:
+    budget = 4 * MANIFEST_MAX_BYTES  # bytes of manifests read in all: past it, "no" (the
+    for key in list(doc["roots"])[:MAX_SHARED]:  # file then stays, the user's: never lost)
         path = _manifest_of(key)
         if str(path.parent) == ours:
             continue
         try:
-            raw = read_at(Spot(None, str(path), path), MANIFEST_MAX_BYTES)
+            raw = read_at(Spot(None, str(path), path), min(budget, MANIFEST_MAX_BYTES))
             other = json.loads(raw) if raw is not None else None
         except (OSError, ValueError, RecursionError):
             continue
+        budget -= len(raw) if raw is not None else 0
+        if budget <= 0:
+            return False
         config = other.get("config") if isinstance(other, dict) else None
         for record in config if isinstance(config, list) else ():
             rel = record.get("file") if isinstance(record, dict) else None
