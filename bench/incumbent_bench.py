@@ -23,6 +23,7 @@ every section once at a tiny size (CI: tests/bench/test_bench_smoke.py).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import shutil
@@ -62,6 +63,7 @@ COMMON = (
 class Run:
     ms: float
     rss_mb: float
+    cpu_ms: float  # user + system time of the process and the children it waited for
 
 
 def settle() -> None:
@@ -108,7 +110,7 @@ def run(
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{argv} exited {proc.returncode}: {err.decode(errors='replace')[-800:]}")
-    return Run(elapsed, usage.ru_maxrss / 1024)
+    return Run(elapsed, usage.ru_maxrss / 1024, (usage.ru_utime + usage.ru_stime) * 1000)
 
 
 def env_for(home: Path) -> dict[str, str]:
@@ -208,7 +210,8 @@ def note(text: str) -> None:
 
 def cycle(install: list[str], uninstall: list[str], runs: int) -> dict[str, float]:
     """Warm-up + ``runs`` times in a fresh HOME: install, reinstall, uninstall (medians)."""
-    got: dict[str, list[float]] = {k: [] for k in ("install", "reinstall", "uninstall", "rss")}
+    keys = ("install", "reinstall", "uninstall", "rss", "install_cpu", "uninstall_cpu")
+    got: dict[str, list[float]] = {k: [] for k in keys}
     files: list[int] = []
     left: list[int] = []
     for i in range(runs + 1):
@@ -225,6 +228,8 @@ def cycle(install: list[str], uninstall: list[str], runs: int) -> dict[str, floa
             got["reinstall"].append(second.ms)
             got["uninstall"].append(third.ms)
             got["rss"].append(max(first.rss_mb, second.rss_mb, third.rss_mb))
+            got["install_cpu"].append(first.cpu_ms)
+            got["uninstall_cpu"].append(third.cpu_ms)
     out = {k: median(v) for k, v in got.items()}
     out["files"], out["left"] = files[-1], left[-1]
     return out
@@ -259,6 +264,12 @@ def installs(data: Path, names: list[str], runs: int, incumbent: bool) -> None:
         ROWS.append(
             Row(f"uninstall {label}", ours["uninstall"], "incumbent", t.get("uninstall"), 1.0)
         )
+        if name == "all":  # the wall time if the work split perfectly over every CPU
+            cpus = os.cpu_count() or 1
+            for verb, target in (("install", 0.5), ("uninstall", 1.0)):
+                what = f"floor: CPU of {verb} {label} / {cpus} CPUs"
+                ours_cpu = ours[f"{verb}_cpu"] / cpus
+                ROWS.append(Row(what, ours_cpu, "incumbent (wall)", t.get(verb), target))
         ROWS.append(Row(f"peak RSS {label}", ours["rss"], "incumbent", t.get("rss"), None, "MB"))
         ROWS.append(
             Row(f"files {label}", ours["files"], "incumbent", t.get("files"), None, "files")
@@ -287,6 +298,72 @@ def startup(runs: int) -> None:
     p = {k: median(v) for k, v in samples.items()}
     ROWS.append(Row("msd-install --version", p["version"], "python -c pass", p["pass"], 2.5))
     ROWS.append(Row("msd-install --help", p["help"], "python -c 'import click'", p["click"], 1.3))
+
+
+FLOOR = HERE / "floor_uninstall.py"
+# run the real entry point (bench/synthetic_run.py), then write the names of every module the
+# process imported: what ``floor_uninstall.py MODULES`` imports
+_MODULES = """import atexit, runpy, sys
+listing = sys.argv[1]
+def dump():
+    with open(listing, "w") as out:
+        out.write("\\n".join(sorted(n for n in sys.modules if n != "__main__")))
+atexit.register(dump)
+sys.argv = [sys.argv[2], *sys.argv[3:]]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def floors(data: Path, runs: int, incumbent: bool) -> None:
+    """What the uninstall target (<= 1x the incumbent) meets on this machine: on the same
+    settled Claude install, interleaved, the real uninstall against ``rm -rf`` of its folder
+    (the block freeing every tool pays), ``floor_uninstall.py`` (read, hash and unlink each
+    file, python -I -S, stdlib only, no journal), the modules a real uninstall imports, and
+    the two together; the incumbent's uninstall of its own install as the reference."""
+    uninstall = msd(data, "--claude", "--global", "--uninstall")
+    with tempfile.TemporaryDirectory(prefix="msd-bench-") as tmp:
+        listing = Path(tmp) / "modules.txt"
+        probe = Path(tmp) / "probe"
+        probe.mkdir()
+        run(msd(data, "--claude", "--global"), probe)
+        subprocess.run(  # a real uninstall, which writes the names of what it imported
+            [PY, "-c", _MODULES, str(listing), *uninstall[1:]],
+            cwd=probe,
+            env=env_for(probe),
+            stdout=subprocess.DEVNULL,
+            check=True,
+        )
+        if (probe / ".claude").exists():
+            raise SystemExit("floors: the probing uninstall left ~/.claude behind")
+        modules = len(listing.read_text().split())
+        cases: dict[str, Callable[[Path], list[str]]] = {
+            "ours": lambda _root: uninstall,
+            "rm": lambda root: ["rm", "-rf", str(root)],
+            "verify": lambda root: [BASE_PY, "-I", "-S", str(FLOOR), str(root)],
+            "imports": lambda _root: [PY, str(FLOOR), "-", str(listing)],
+            "both": lambda root: [PY, str(FLOOR), str(root), str(listing)],
+        }
+        if incumbent:
+            cases["incumbent"] = lambda _root: gsd("--claude", "--global", "--uninstall")
+        samples: dict[str, list[float]] = {k: [] for k in cases}
+        for i in range(runs + 1):
+            for key, argv_of in cases.items():  # interleaved: load hits all alike
+                with tempfile.TemporaryDirectory(prefix="msd-bench-") as home_dir:
+                    home = Path(home_dir)
+                    tool = gsd if key == "incumbent" else functools.partial(msd, data)
+                    run(tool("--claude", "--global"), home)
+                    ms = run(argv_of(home / ".claude"), home, settled=True).ms
+                    if i:
+                        samples[key].append(ms)
+    p = {k: median(v) for k, v in samples.items()}
+    ref, name = p.get("incumbent"), "incumbent uninstall"
+    ROWS.append(Row("uninstall --claude --global (floors' run)", p["ours"], name, ref, 1.0))
+    ROWS.append(Row("floor: rm -rf of the installed folder", p["rm"], name, ref, None))
+    what = "floor: python -I -S reads, hashes, unlinks each file"
+    ROWS.append(Row(what, p["verify"], name, ref, None))
+    what = f"floor: the uninstall's {modules} modules, imported"
+    ROWS.append(Row(what, p["imports"], name, ref, None))
+    ROWS.append(Row("floor: those imports + read, hash, unlink", p["both"], name, ref, None))
 
 
 STATUS = "statusline"
@@ -523,20 +600,23 @@ def main() -> None:
     parser.add_argument(
         "--only",
         action="append",
-        choices=["install", "startup", "hooks", "mcp", "scaling", "thousand", "huge"],
+        choices=["install", "floors", "startup", "hooks", "mcp", "scaling", "thousand", "huge"],
     )
     args = parser.parse_args()
     runs = 1 if args.smoke else args.runs
     incumbent = have_incumbent() and not args.no_incumbent
     if not incumbent:
         note("incumbent not found (run bench/setup-incumbent): its column is skipped")
-    only = set(args.only or ["install", "startup", "hooks", "mcp", "scaling", "thousand", "huge"])
+    sections = ["install", "floors", "startup", "hooks", "mcp", "scaling", "thousand", "huge"]
+    only = set(args.only or sections)
     with tempfile.TemporaryDirectory(prefix="msd-bench-payloads-") as tmp:
         cache = Path(tmp)
         data = synthetic_payload(cache / "payload-x1")
         if "install" in only:
             names = args.runtime or (["claude"] if args.smoke else [*COMMON, "all"])
             installs(data, names, runs, incumbent)
+        if "floors" in only:
+            floors(data, runs, incumbent)
         if "startup" in only:
             startup(3 if args.smoke else max(runs, 21))
         if "hooks" in only:
