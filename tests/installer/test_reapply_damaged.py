@@ -47,32 +47,37 @@ def two_sets(home: Path) -> tuple[Path, Path]:
     return first, second
 
 
-def damage(copy: Path, how: str, home: Path) -> str:
-    """Put something unreadable where the set's conflicted merge goes; the problem named."""
+def damage(copy: Path, how: str, home: Path) -> tuple[Path, str]:
+    """Put something unreadable where the set's conflicted merge goes: the path named, and
+    the problem."""
+    if how == "file":  # the set's conflicts/ itself is a file
+        folder = copy.parents[len(HOOK.split("/")) - 1]
+        folder.write_bytes(b"not a folder\n")
+        return folder, "is a file, not a folder: nothing is read or written there"
     copy.parent.mkdir(parents=True, exist_ok=True)
     if how == "symlink":
         (home / "outside.py").write_bytes(OUTSIDE)
         copy.symlink_to(home / "outside.py")
-        return "is a symlink, not a plain file: not followed"
+        return copy, "is a symlink, not a plain file: not followed"
     if how == "fifo":
         os.mkfifo(copy)
-        return "is a FIFO (named pipe), not a plain file: not read"
+        return copy, "is a FIFO (named pipe), not a plain file: not read"
     with open(copy, "wb") as handle:  # sparse: 9 MiB of nothing, over the 8 MiB bound
         handle.truncate(9 << 20)
-    return "is larger than 8 MiB: not read"
+    return copy, "is larger than 8 MiB: not read"
 
 
 def tree(folder: Path) -> dict[str, object]:
     return snapshot(folder, stat=True)
 
 
-@pytest.mark.parametrize("how", ["symlink", "fifo", "huge"])
+@pytest.mark.parametrize("how", ["symlink", "fifo", "huge", "file"])
 def test_a_damaged_conflicted_merge_holds_up_its_own_set_only(tmp_path: Path, how: str) -> None:
     root = tmp_path / ".claude"
     first, second = two_sets(tmp_path)
     copy = first / "conflicts" / HOOK
-    problem = damage(copy, how, tmp_path)
-    shown = f"msd-local-patches/{first.name}/conflicts/{HOOK}"
+    damaged, problem = damage(copy, how, tmp_path)
+    shown = f"msd-local-patches/{first.name}/{damaged.relative_to(first).as_posix()}"
     kept = tree(first)
 
     proc = run_cli([*CLAUDE, "--reapply", "--json"], tmp_path)
@@ -82,7 +87,7 @@ def test_a_damaged_conflicted_merge_holds_up_its_own_set_only(tmp_path: Path, ho
     (result,) = doc["results"]
     actions = [(a["verb"], a["path"], a.get("detail", "")) for a in result["actions"]]
     want = f"{problem}; this set is left as it is, not merged or removed"
-    assert ("conflict", str(copy), want) in actions
+    assert ("conflict", str(damaged), want) in actions
     assert (
         "update",
         str(root / PLAN),
@@ -110,7 +115,8 @@ def test_a_damaged_conflicted_merge_holds_up_its_own_set_only(tmp_path: Path, ho
     assert (root / PLAN).read_bytes() == MERGED and (root / HOOK).read_bytes() == HOOK_V2
 
     # settled by you (a plain file, no marker line): the set is merged and removed as usual
-    copy.unlink()
+    damaged.unlink()
+    copy.parent.mkdir(parents=True, exist_ok=True)
     settled = HOOK_V1.replace(b"['.env']", b"['.env', '.netrc', '.npmrc']")
     copy.write_bytes(settled)
     proc = reapply(tmp_path, "--done")

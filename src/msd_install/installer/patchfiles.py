@@ -46,7 +46,8 @@ def linked(patch_set: PatchSet, *rels: str | None) -> str | None:
 
 def damaged(patch_set: PatchSet) -> tuple[Path, str] | None:
     """The first conflicted merge in the set's ``conflicts/`` that ``--reapply`` cannot read
-    (a symlink, a FIFO, a device, a folder, a file over 8 MiB) and what it is, or None. Looked
+    (a symlink, a FIFO, a device, a folder, a file over 8 MiB, or one behind a file where a
+    folder should be) and what it is, or None. Looked
     at with ``lstat`` only: never followed, never opened (a FIFO would block the run). One
     behind a symlinked folder is not looked at here (``linked`` names it, and it is not read)."""
     for entry in patch_set.doc["files"]:
@@ -56,7 +57,9 @@ def damaged(patch_set: PatchSet) -> tuple[Path, str] | None:
         path = patch_set.directory / rel
         try:
             st = os.lstat(path)
-        except (FileNotFoundError, NotADirectoryError):
+        except NotADirectoryError:  # a folder on the way is a file: the merge cannot go there
+            return _not_a_folder(patch_set, rel)
+        except FileNotFoundError:
             continue
         if stat.S_ISLNK(st.st_mode):
             return path, "is a symlink, not a plain file: not followed"
@@ -65,6 +68,21 @@ def damaged(patch_set: PatchSet) -> tuple[Path, str] | None:
         if st.st_size > MAX_COPY:
             return path, f"is larger than {MAX_COPY >> 20} MiB: not read"
     return None
+
+
+def _not_a_folder(patch_set: PatchSet, rel: str) -> tuple[Path, str]:
+    """The first of the folders on the way to ``rel`` that is something else, and what."""
+    probe = patch_set.directory
+    for part in rel.split("/")[:-1]:
+        probe = probe / part
+        try:
+            st = os.lstat(probe)
+        except OSError:
+            break
+        if not stat.S_ISDIR(st.st_mode):
+            kind = "a file" if stat.S_ISREG(st.st_mode) else kind_of(st.st_mode)
+            return probe, f"is {kind}, not a folder: nothing is read or written there"
+    return patch_set.directory / rel, "is not reachable (a folder on the way changed): not read"
 
 
 def removal(patch_set: PatchSet) -> list[Step]:
