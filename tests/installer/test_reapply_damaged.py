@@ -97,8 +97,7 @@ def test_a_damaged_conflicted_merge_holds_up_its_own_set_only(tmp_path: Path, ho
     (note,) = [n for n in result["notes"] if shown in n]
     assert note == (
         f"{shown} {problem}: the set msd-local-patches/{first.name} is left as it is (not "
-        "merged, not removed); make it a plain file (or move it away), then run msd-install "
-        "--reapply again"
+        "merged, not removed); move it away, then run msd-install --reapply again"
     )
     # the other set merged; the damaged one exactly as it was, the hook as the upgrade left it
     assert (root / PLAN).read_bytes() == MERGED

@@ -47,9 +47,9 @@ def linked(patch_set: PatchSet, *rels: str | None) -> str | None:
 def damaged(patch_set: PatchSet) -> tuple[Path, str] | None:
     """The first conflicted merge in the set's ``conflicts/`` that ``--reapply`` cannot read
     (a symlink, a FIFO, a device, a folder, a file over 8 MiB, or one behind a file where a
-    folder should be) and what it is, or None. Looked
-    at with ``lstat`` only: never followed, never opened (a FIFO would block the run). One
-    behind a symlinked folder is not looked at here (``linked`` names it, and it is not read)."""
+    folder should be) and what it is, or None. Looked at with ``lstat`` only: never
+    followed, never opened (a FIFO would block the run). One behind a symlinked folder is
+    not looked at here (``linked`` names it, and it is not read)."""
     for entry in patch_set.doc["files"]:
         rel = aside(entry["path"])
         if linked(patch_set, rel) is not None:

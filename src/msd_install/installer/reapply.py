@@ -148,8 +148,7 @@ def _damaged(result: Result, sets: list[PatchSet]) -> list[tuple[PatchSet, Path]
         result.add("conflict", path, f"{why}; this set is left as it is, not merged or removed")
         result.notes.append(
             f"{shown} {why}: the set {PATCHES_DIR}/{patch_set.name} is left as it is (not "
-            "merged, not removed); make it a plain file (or move it away), then run "
-            "msd-install --reapply again"
+            "merged, not removed); move it away, then run msd-install --reapply again"
         )
     return out
 

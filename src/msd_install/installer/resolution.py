@@ -103,8 +103,9 @@ class Resolution:
     def lexists(self, path: Path) -> bool:
         return self.lstat(path) is not None
 
-    def is_dir(self, path: Path) -> bool:
-        return self.preview.is_dir(path) if self.preview is not None else path.is_dir()
+    def exists(self, path: Path) -> bool:
+        """``path.exists()``, or a folder the migrations of a dry run would make."""
+        return (self.preview is not None and path in self.preview.dirs) or path.exists()
 
     def _why_link(self) -> str:
         return FOREIGN_LINK if not self.follow_links else f"a symlink {OUT_OF_PROJECT}"

@@ -119,7 +119,7 @@ def resolve_install(
     _remove_stale(plan, old, new, res, result)
     _drop_untracked_backups(new, result)
     for directory in plan.dirs:
-        if not res.is_dir(directory) and directory not in res.planned_dirs:
+        if not res.exists(directory) and directory not in res.planned_dirs:
             res.ensure_parent(directory / "_")
     new.state = [new.rel(p) for p in plan.state_files]
     res.steps.extend(config_steps)
