@@ -193,11 +193,14 @@ def test_check_reports_drift_with_exit_1_and_writes_nothing(tmp_path: Path) -> N
     proc = run_cli(["--claude", "--global", "--check"], home)
     assert proc.returncode == 1
     # the patch set is named for the time of the run (patches.py)
-    shown = re.sub(r"/[0-9]{8}T[0-9]{6}Z/", "/<time>/", proc.stdout)
+    shown = re.sub(r"/[0-9]{8}T[0-9]{6}Z\b", "/<time>", proc.stdout)
     assert shown.splitlines() == [
         "  backup    ~/.claude/msd-local-patches/<time>/user/skills/msd-help/SKILL.md  "
         "(your changes to skills/msd-help/SKILL.md, for msd-install --reapply)",
         "  update    ~/.claude/skills/msd-help/SKILL.md",
+        "  note: your edits to 1 file(s) of msd's would be saved in msd-local-patches/<time>: "
+        "run msd-install --reapply (with the same runtime and scope) to merge them into this "
+        "version",
         "check: drift  claude (global) at ~/.claude: 1 update, 1 backup",
     ]
     assert snapshot(home) == before

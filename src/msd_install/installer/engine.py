@@ -60,7 +60,8 @@ def install(
 ) -> Result:
     """Install ``plan``. ``migrations`` (``msd_install.migrations.ALL``): those the root's
     manifest has not recorded run first, in the same transaction (``installer/migrate.py``);
-    a dry run reports them and resolves the rest against the tree as it is. ``shipped``:
+    a dry run reports them and resolves the rest against the tree as they would leave it
+    (``preview``, in memory), so that it reports what the real run does. ``shipped``:
     what msd released for this runtime (``released.known``), the only bases of a saved
     edit a foreign manifest's pristine store may give."""
     from .migrate import migrate
@@ -85,7 +86,17 @@ def install(
             refuse_claimed(plan)
             old = _load(plan.root, bounds, registry, result, name) if here else None
             moved = migrate(old, migrations, result, ctx.cwd if ctx.is_local else None)
-            resolve_install(plan, ctx, old, result, applied=moved.applied, shipped=shipped)
+            preview = None
+            if old is not None and moved.steps:  # resolved as the real run resolves: against
+                from .preview import Preview  # the tree the migrations leave (in memory here)
+
+                preview = Preview(moved.steps)
+                old = moved.manifest
+                old.disk_digest = ""
+                old.dirs = [d for d in old.dirs if preview.is_dir(old.abs(d))]
+            resolve_install(
+                plan, ctx, old, result, applied=moved.applied, shipped=shipped, preview=preview
+            )
         except OSError as exc:
             where = Path(exc.filename) if isinstance(exc.filename, str) else None
             text = f"{exc.strerror or exc}; nothing was changed"

@@ -84,11 +84,15 @@ _KINDS = (
 )
 
 
+def kind_of(mode: int) -> str:
+    """What a ``st_mode`` that is not a plain file's or a symlink's holds ("a FIFO ...")."""
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
 def not_a_file(path: Path, mode: int) -> ConfigFileError:
     """The one-line refusal of a config path that holds something other than a file."""
-    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
     return ConfigFileError(
-        f"is {kind}, not a regular file: msd-install neither reads nor replaces it",
+        f"is {kind_of(mode)}, not a regular file: msd-install neither reads nor replaces it",
         path=path,
         hint="move it away, or point the runtime at a real file; nothing was changed",
     )

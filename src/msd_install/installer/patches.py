@@ -145,26 +145,31 @@ class Saver:
             return f"your changes to {rel}, for msd-install --reapply"
         return f"your changes to {rel}: {NO_BASE}"
 
-    def note(self) -> str:
-        """The note naming the set saved, for a real run."""
+    def note(self, *, dry: bool = False) -> str:
+        """The note naming the set saved (``dry``: that a real run saves)."""
         where = f"{PATCHES_DIR}/{self.directory.name}"
         merge = sum(1 for e in self.entries if e["base"] is not None)
         if self.foreign:
             rest = len(self.entries) - merge
             some = f" ({rest} of them only by hand: see each backup line)" if rest else ""
+            done = (
+                "a real run replaces them with msd's and saves the project's copies in"
+                if dry
+                else "replaced with msd's, the project's copies saved in"
+            )
             return (
                 f"{len(self.entries)} file(s) of msd's differed from what this msd-install "
-                "writes (under a manifest that came with the project, not yours): replaced "
-                f"with msd's, the project's copies saved in {where}; review them before "
-                f"msd-install --reapply merges them back{some}"
+                f"writes (under a manifest that came with the project, not yours): {done} "
+                f"{where}; review them before msd-install --reapply merges them back{some}"
             )
+        saved = "would be saved" if dry else "are saved"
         if merge == len(self.entries):
             return (
-                f"your edits to {merge} file(s) of msd's are saved in {where}: run msd-install "
+                f"your edits to {merge} file(s) of msd's {saved} in {where}: run msd-install "
                 "--reapply (with the same runtime and scope) to merge them into this version"
             )
         return (
-            f"your edits to {len(self.entries)} file(s) of msd's are saved in {where}; "
+            f"your edits to {len(self.entries)} file(s) of msd's {saved} in {where}; "
             f"msd-install --reapply merges {merge} of them, the rest by hand (see each backup "
             "line)"
         )

@@ -1,6 +1,8 @@
 """A patch set's files on disk, for ``--reapply``: the saved base (only while it still hashes
 as ``patch.json`` says), the first symlink on the way to one of its files (a set is never
-read, written or removed through one) and the steps that remove a set (only what it names).
+read, written or removed through one), a conflicted merge in its ``conflicts/`` that cannot
+be read (that set alone is left as it is) and the steps that remove a set (only what it
+names).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import stat
 from pathlib import Path
 
 from .conflicted import aside
-from .fs import sha256_bytes
+from .fs import kind_of, sha256_bytes
 from .manifestcheck import PATCHES_DIR
 from .patches import MAX_COPY, PATCH_FILE, PatchEntry, PatchSet, read_bounded
 from .steps import Remove, RemoveDirIfEmpty, Step
@@ -40,6 +42,47 @@ def linked(patch_set: PatchSet, *rels: str | None) -> str | None:
             except (FileNotFoundError, NotADirectoryError):
                 break
     return None
+
+
+def damaged(patch_set: PatchSet) -> tuple[Path, str] | None:
+    """The first conflicted merge in the set's ``conflicts/`` that ``--reapply`` cannot read
+    (a symlink, a FIFO, a device, a folder, a file over 8 MiB, or one behind a file where a
+    folder should be) and what it is, or None. Looked at with ``lstat`` only: never
+    followed, never opened (a FIFO would block the run). One behind a symlinked folder is
+    not looked at here (``linked`` names it, and it is not read)."""
+    for entry in patch_set.doc["files"]:
+        rel = aside(entry["path"])
+        if linked(patch_set, rel) is not None:
+            continue
+        path = patch_set.directory / rel
+        try:
+            st = os.lstat(path)
+        except NotADirectoryError:  # a folder on the way is a file: the merge cannot go there
+            return _not_a_folder(patch_set, rel)
+        except FileNotFoundError:
+            continue
+        if stat.S_ISLNK(st.st_mode):
+            return path, "is a symlink, not a plain file: not followed"
+        if not stat.S_ISREG(st.st_mode):
+            return path, f"is {kind_of(st.st_mode)}, not a plain file: not read"
+        if st.st_size > MAX_COPY:
+            return path, f"is larger than {MAX_COPY >> 20} MiB: not read"
+    return None
+
+
+def _not_a_folder(patch_set: PatchSet, rel: str) -> tuple[Path, str]:
+    """The first of the folders on the way to ``rel`` that is something else, and what."""
+    probe = patch_set.directory
+    for part in rel.split("/")[:-1]:
+        probe = probe / part
+        try:
+            st = os.lstat(probe)
+        except OSError:
+            break
+        if not stat.S_ISDIR(st.st_mode):
+            kind = "a file" if stat.S_ISREG(st.st_mode) else kind_of(st.st_mode)
+            return probe, f"is {kind}, not a folder: nothing is read or written there"
+    return patch_set.directory / rel, "is not reachable (a folder on the way changed): not read"
 
 
 def removal(patch_set: PatchSet) -> list[Step]:

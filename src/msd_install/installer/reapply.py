@@ -12,7 +12,9 @@ that changed since the upgrade is left alone (``conflict``: merge it by hand). A
 the same file merges into what the earlier one made; while the earlier merge waits beside its
 set, the later one waits too (never merged against the live file). The sets stay
 until ``--done``, which removes each set whose every file is merged (nothing else) and takes
-a merged file you edited since (settling its conflict markers) as the merge.
+a merged file you edited since (settling its conflict markers) as the merge. A set whose
+``conflicts/`` holds something that cannot be read (a link, a FIFO, a file over 8 MiB) is
+named and left as it is (``conflict``: exit 1), while the other sets go on as usual.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from .patches import (
     unusable,
     vouched,
 )
-from .patchfiles import linked, removal, saved_base
+from .patchfiles import damaged, linked, removal, saved_base
 from .pristine import STORE_NAME, blobs, unpack
 from .report import Result
 from .steps import MakeDir, RemoveDirIfEmpty, Step, Write, missing_dirs
@@ -77,12 +79,18 @@ def resolve_reapply(manifest: Manifest, result: Result, *, done: bool) -> list[S
         text = why if path == root / PATCHES_DIR and why else "not a patch set msd-install saved"
         result.add("skip", path, f"{text}: merge it by hand")
     sets = _vouched(manifest, result, directories)
+    broken = _damaged(result, sets)
+    sets = [s for s in sets if s.name not in {b.name for b, _ in broken}]
     if not sets:
-        result.notes.append(f"no local patches to reapply in {root / PATCHES_DIR}")
+        if not broken:
+            result.notes.append(f"no local patches to reapply in {root / PATCHES_DIR}")
         return []
     # msd's files are read as uninstall reads them: under your manifest, through your links
     run = Reapply(manifest, result, blobs(unpack(read_plain(root / STORE_NAME))), done)
     run.sets = sets
+    for patch_set, path in broken:  # a later set's merge of one of its files waits
+        for entry in patch_set.doc["files"]:
+            run.waiting.setdefault(entry["path"], _shown(patch_set, path))
     complete = {s.name: all([_file(run, s, e) for e in s.doc["files"]]) for s in sets}
     for rel, content in run.merged.items():
         run.steps.append(Write(manifest.abs(rel), content, None))
@@ -123,6 +131,30 @@ def resolve_reapply(manifest: Manifest, result: Result, *, done: bool) -> list[S
         run.steps.extend(removals)
         run.steps.append(RemoveDirIfEmpty(root / PATCHES_DIR))
     return run.steps
+
+
+def _damaged(result: Result, sets: list[PatchSet]) -> list[tuple[PatchSet, Path]]:
+    """The sets with a conflicted merge ``--reapply`` cannot read (``patchfiles.damaged``):
+    each named with that file and its problem (``conflict``: exit 1) and left as it is, not
+    merged nor removed, while the other sets are merged and settled as usual."""
+    out: list[tuple[PatchSet, Path]] = []
+    for patch_set in sets:
+        found = damaged(patch_set)
+        if found is None:
+            continue
+        path, why = found
+        out.append((patch_set, path))
+        shown = _shown(patch_set, path)
+        result.add("conflict", path, f"{why}; this set is left as it is, not merged or removed")
+        result.notes.append(
+            f"{shown} {why}: the set {PATCHES_DIR}/{patch_set.name} is left as it is (not "
+            "merged, not removed); move it away, then run msd-install --reapply again"
+        )
+    return out
+
+
+def _shown(patch_set: PatchSet, path: Path) -> str:
+    return f"{PATCHES_DIR}/{patch_set.name}/{path.relative_to(patch_set.directory).as_posix()}"
 
 
 def _vouched(manifest: Manifest, result: Result, directories: list[Path]) -> list[PatchSet]:

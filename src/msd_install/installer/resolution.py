@@ -13,12 +13,16 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import ConfigFileError
-from .confine import OUT_OF_PROJECT, escaping_link, inside, read_beneath, show
+from .confine import OUT_OF_PROJECT, escaping_link, inside, read_beneath, read_plain, show
 from .fs import read_file
 from .manifest import FOREIGN_CONFIG, FOREIGN_LINK
 from .steps import MakeDir, Step, missing_dirs
+
+if TYPE_CHECKING:
+    from .preview import Preview
 
 
 @dataclass
@@ -34,6 +38,9 @@ class Resolution:
     digest: str = ""  # of the manifest this run leaves behind (the user's registry records it)
     # directories seen to exist: a folder of many files is looked at once, not once per file
     present: set[Path] = field(default_factory=set)
+    # a dry run of a migrating upgrade: the tree as the migrations would leave it (``preview``),
+    # asked before the disk, so that the dry run decides what the real run decides
+    preview: Preview | None = None
 
     def blocked(self, root: Path, path: Path) -> str | None:
         """Why ``path`` is not reached in this run (a component that is a symlink leading out
@@ -58,6 +65,8 @@ class Resolution:
     def read(self, root: Path, path: Path) -> bytes | None:
         """The bytes of the plain file at ``path`` (None when absent), reached without
         leaving the run's boundary; anything but a plain file there is an error."""
+        if self.preview is not None and self.preview.knows(path):
+            return self.preview.read(path)
         fence = root if not self.follow_links else self.fence
         if fence is None or not path.is_relative_to(fence):
             return read_file(path)
@@ -70,13 +79,42 @@ class Resolution:
             )
         return data
 
+    def read_config(self, path: Path) -> bytes | None:
+        """A config file's bytes (``fs.read_file``: through a link), None when absent."""
+        if self.preview is not None and self.preview.knows(path):
+            return self.preview.read(path)
+        return read_file(path)
+
+    def read_plain(self, path: Path) -> bytes | None:
+        """``confine.read_plain``: the bytes of the plain file at ``path``, else None."""
+        if self.preview is not None and self.preview.knows(path):
+            return self.preview.read(path)
+        return read_plain(path)
+
+    def lstat(self, path: Path) -> os.stat_result | None:
+        """``os.lstat`` of ``path``, None when nothing is there."""
+        if self.preview is not None and self.preview.knows(path):
+            return self.preview.lstat(path)
+        try:
+            return os.lstat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+
+    def lexists(self, path: Path) -> bool:
+        return self.lstat(path) is not None
+
+    def exists(self, path: Path) -> bool:
+        """``path.exists()``, or a folder the migrations of a dry run would make."""
+        return (self.preview is not None and path in self.preview.dirs) or path.exists()
+
     def _why_link(self) -> str:
         return FOREIGN_LINK if not self.follow_links else f"a symlink {OUT_OF_PROJECT}"
 
     def ensure_parent(self, path: Path) -> None:
         if path.parent in self.planned_dirs or path.parent in self.present:
             return
-        missing = missing_dirs(path, self.planned_dirs)
+        made = self.preview.dirs if self.preview is not None else set()
+        missing = missing_dirs(path, self.planned_dirs | made if made else self.planned_dirs)
         if not missing:
             self.present.add(path.parent)
         for directory in missing:

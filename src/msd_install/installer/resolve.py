@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import pristine
-from .confine import read_beneath, read_plain
+from .confine import read_beneath
 from .context import Context
 from .fs import sha256_bytes
 from .manifest import BackupRecord, Manifest, MigrationRecord
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     import threading
 
     from .baseline import KnownFiles
+    from .preview import Preview
 
     Patching = tuple[Saver, "_Bases", Callable[[], KnownFiles]]
 
@@ -50,13 +51,17 @@ def resolve_install(
     root_created: tuple[Path, ...] = (),
     applied: list[MigrationRecord] | None = None,
     shipped: Callable[[], KnownFiles] = dict,
+    preview: Preview | None = None,
 ) -> Resolution:
     """Decide every step of an install. ``root_created``: the root (and parents) this run made.
     ``applied``: the migrations the new manifest records (default: those ``old`` records).
     ``shipped``: every (path, sha256) msd released for this runtime (``released.json``), the
-    only bases a foreign manifest's pristine store may give (default: none)."""
+    only bases a foreign manifest's pristine store may give (default: none). ``preview``: a
+    dry run's view of the tree as the migrations it reports would leave it (``preview``)."""
     res = Resolution(
-        follow_links=old is None or old.trusted, fence=ctx.cwd if ctx.is_local else None
+        follow_links=old is None or old.trusted,
+        fence=ctx.cwd if ctx.is_local else None,
+        preview=preview,
     )
     # a project's manifest is committed with it: its commands run `python3` from the PATH, so
     # it names no interpreter of this machine (doctor has none to check)
@@ -104,8 +109,7 @@ def resolve_install(
             p for p in old.patches if os.path.lexists(plan.root / PATCHES_DIR / p["set"])
         ]
     if saver.entries:
-        if not result.dry_run:  # a dry run's backup lines say what would be saved
-            result.notes.append(saver.note())
+        result.notes.append(saver.note(dry=result.dry_run))
         res.ensure_parent(saver.directory / "_")
         res.steps.append(Write(saver.directory / "patch.json", saver.metadata(), None))
         new.patches.append(saver.record())
@@ -115,7 +119,7 @@ def resolve_install(
     _remove_stale(plan, old, new, res, result)
     _drop_untracked_backups(new, result)
     for directory in plan.dirs:
-        if not directory.exists() and directory not in res.planned_dirs:
+        if not res.exists(directory) and directory not in res.planned_dirs:
             res.ensure_parent(directory / "_")
     new.state = [new.rel(p) for p in plan.state_files]
     res.steps.extend(config_steps)
@@ -262,10 +266,7 @@ def _resolve_file(
         result.add("conflict", op.path, link)
         res.not_installed.add(op.path)
         return
-    try:  # looked at once: what is there decides everything below
-        there: os.stat_result | None = os.lstat(op.path)
-    except (FileNotFoundError, NotADirectoryError):
-        there = None
+    there = res.lstat(op.path)  # looked at once: what is there decides everything below
     is_link = there is not None and stat.S_ISLNK(there.st_mode)
     if record is not None and record.get("adopted") and not is_link:
         current = res.read(new.root, op.path)
@@ -354,10 +355,10 @@ def _save_patch(
     if _aside_blocked(user, op.path, new, res, result):
         return False
     res.ensure_parent(user)
-    try:  # your file's permissions (one you made private stays private), never setuid
-        private = os.stat(op.path).st_mode & 0o777
-    except OSError:
-        private = 0o600
+    # your file's permissions (one you made private stays private), never setuid (no link is
+    # here: a link in msd's place is a conflict)
+    seen = res.lstat(op.path)
+    private = seen.st_mode & 0o777 if seen is not None else 0o600
     res.steps.append(Write(user, current, private))
     base = bases.get(old_sha)
     if base is not None and saver.foreign and old_sha not in shipped().get(rel, ()):
@@ -451,8 +452,8 @@ def _remove_stale(
             continue
         path = old.abs(rel)
         backup = next((b for b in new.backups if b["path"] == rel), None)
-        current = read_plain(path)
-        if current is None and os.path.lexists(path):
+        current = res.read_plain(path)
+        if current is None and res.lexists(path):
             result.add("skip", path, "no longer part of msd, and not a plain file: kept")
         elif current is not None and sha256_bytes(current) != record["sha256"]:
             result.add("skip", path, "no longer part of msd, but modified by you: kept")

@@ -18,7 +18,6 @@ from .configedit import (
     value_hash,
 )
 from .confine import real_target
-from .fs import read_file
 from .jsonedit import JsonDocument
 from .manifest import ConfigOp, ConfigRecord, Manifest
 from .plan import IF_ABSENT, MEMBER, ConfigEntry, Plan
@@ -57,7 +56,7 @@ def resolve_config(
                 continue
             entries.append(entry)
         old_ops = record["ops"] if record else []
-        raw = read_file(path)
+        raw = res.read_config(path)
         fmt = entries[0].fmt if entries else (record["fmt"] if record else "json")
         doc = open_doc(path, raw, fmt)
         _watch(plan, path, doc, result)
