@@ -139,3 +139,37 @@ def test_version_order() -> None:
     assert version_key("0.0.2") < version_key("0.1.0") < version_key("0.10.0")
     assert version_key("adopted") < version_key("0.0.1")
     assert version_key("?") < version_key("0.0.1")
+
+
+def _guard(root: Path, label: str) -> Plan:
+    from msd_install.installer.plan import ITEM, ConfigEntry
+
+    hook = {"type": "command", "command": "run-guard", "timeout": 5}
+    value = {"matcher": "Bash", "hooks": [hook]}
+    entry = ConfigEntry(
+        root / "settings.json", "json", ITEM, ("hooks", "PreToolUse"), value,
+        label=label, marker="run-guard",
+    )  # fmt: skip
+    return Plan("claude", "global", root, (FileOp(root / "a.md", b"a\n"),), entries=(entry,))
+
+
+def test_a_migration_that_only_renames_a_config_entry_is_applied(tmp_path: Path) -> None:
+    """A migration whose only operation renames a recorded config entry (no file to move,
+    nothing rewritten) changes the manifest alone: the upgrade resolves against that, so the
+    entry keeps the timeout the user tuned and is recorded under its new name."""
+    from msd_install.installer.migration import RenameConfigEntry
+
+    root = tmp_path / "root"
+    engine.install(_guard(root, "hook old"), ctx(tmp_path))
+    settings = root / "settings.json"
+    settings.write_text(settings.read_text().replace('"timeout": 5', '"timeout": 30'))
+    stamp(root, "0.0.1")
+    tuned = settings.read_bytes()
+    probe = Probe("x-rename", "0.0.2", [RenameConfigEntry("hook old", "hook new")])
+    engine.install(_guard(root, "hook new"), ctx(tmp_path), migrations=[probe])
+    assert probe.calls == ["0.0.1"]
+    assert settings.read_bytes() == tuned  # the user's timeout, kept; the entry not re-added
+    config = manifest(root)["config"]
+    assert isinstance(config, list)
+    labels = [op.get("label") for record in config for op in record["ops"]]
+    assert [x for x in labels if x != "container"] == ["hook new"], labels
