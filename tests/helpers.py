@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -156,3 +158,30 @@ def global_context(home: Path, **kw: Any) -> Any:
     return Context(
         home=home, cwd=home, env={}, scope=GLOBAL, interpreter=Path(sys.executable), **kw
     )
+
+
+AS_NOBODY = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"]
+
+
+def as_nobody_possible() -> bool:
+    """Root with ``setpriv``: a test can run msd-install as the user nobody."""
+    return hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("setpriv") is not None
+
+
+@contextlib.contextmanager
+def open_tmp() -> Iterator[Path]:
+    """A temporary folder (mode 755) that another user can reach (pytest's own are mode
+    700): for tests that run msd-install as nobody (``AS_NOBODY``). Skips the test where
+    the temporary directory's parents are closed to others."""
+    import stat
+    import tempfile
+
+    import pytest
+
+    base = Path(tempfile.gettempdir())
+    for folder in (base, *base.parents):
+        if not folder.stat().st_mode & stat.S_IXOTH:
+            pytest.skip(f"{folder} is closed to other users")
+    with tempfile.TemporaryDirectory(prefix="msd-test-nobody-") as tmp:
+        Path(tmp).chmod(0o755)
+        yield Path(tmp)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 import click
 
 from . import __version__
-from .errors import MsdError, UsageError
+from .errors import FileAccessError, MsdError, UsageError
 from .runtimes import RUNTIMES
 
 if TYPE_CHECKING:
@@ -383,6 +383,35 @@ def _run(
     """One runtime's run (``verb``: install, uninstall or reapply); ``tick(n)`` is called
     right before the engine's n-th change; ``pack``: a pack read from ``--payload``, or a
     pack's name (``--pack``); None: MSD Core."""
+    try:
+        return _run_one(
+            name, ctx, verb, done=done, dry_run=dry_run, tick=tick, pack=pack, adopt=adopt
+        )
+    except OSError as exc:  # met outside a transaction (inside one it is rolled back and
+        raise _refused(exc) from exc  # reported by the engine): a folder this user may not
+        # look into (a HOME under a mode 700 parent), a loop of links...: one line, not a crash
+
+
+def _refused(exc: OSError) -> FileAccessError:
+    """The one-line error of what the operating system refused outside a run's transaction."""
+    from pathlib import Path
+
+    where = Path(exc.filename) if isinstance(exc.filename, str) and exc.filename else None
+    hint = "let this user reach it, then run msd-install again"
+    return FileAccessError(f"{exc.strerror or exc}", path=where, hint=hint)
+
+
+def _run_one(
+    name: str,
+    ctx: Context,
+    verb: str,
+    *,
+    done: bool,
+    dry_run: bool,
+    tick: Callable[[int], None] | None,
+    pack: Payload | str | None,
+    adopt: bool,
+) -> Result:
     from .installer import engine
     from .runtimes import ADAPTERS
 
@@ -580,7 +609,10 @@ def doctor(as_json: bool) -> None:
             if real not in seen:  # in the home directory, local and global are one root
                 seen.add(real)
                 here = ctx.with_scope(scope)
-                reports.append(check_health(name, here, root, _bounds(runtime, here)))
+                try:
+                    reports.append(check_health(name, here, root, _bounds(runtime, here)))
+                except OSError as exc:  # a folder this user may not look into: one line
+                    raise _refused(exc) from exc
     code = 0 if all(h.healthy for h in reports) else 1
     if as_json:
         click.echo(

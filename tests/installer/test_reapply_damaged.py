@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from helpers import run_cli, snapshot
+from helpers import AS_NOBODY, as_nobody_possible, cli_env, open_tmp, run_cli, snapshot
 from installer.test_reapply import (
     CLAUDE,
     HOOK,
@@ -96,8 +98,8 @@ def test_a_damaged_conflicted_merge_holds_up_its_own_set_only(tmp_path: Path, ho
     assert [a for a in actions if a[1] == str(root / HOOK)] == []  # the set is not looked into
     (note,) = [n for n in result["notes"] if shown in n]
     assert note == (
-        f"{shown} {problem}: the set msd-local-patches/{first.name} is left as it is (not "
-        "merged, not removed); move it away, then run msd-install --reapply again"
+        f"{shown} {problem}; the set msd-local-patches/{first.name} is left as it is (not "
+        "merged, not removed): move that file away, then run msd-install --reapply again"
     )
     # the other set merged; the damaged one exactly as it was, the hook as the upgrade left it
     assert (root / PLAN).read_bytes() == MERGED
@@ -139,21 +141,58 @@ def test_a_later_set_of_the_same_file_waits_for_the_damaged_one(tmp_path: Path) 
     before = snapshot(tmp_path)
     proc = reapply(tmp_path)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    shown = f"msd-local-patches/{first.name}/conflicts/{HOOK}"
     assert (
-        f"skip      ~/.claude/{HOOK}  (waiting: the merge of an earlier set's edits is in {shown}"
-        in (proc.stdout)
+        f"skip      ~/.claude/{HOOK}  (waiting: the earlier set msd-local-patches/{first.name} "
+        "is held up (a conflicted merge in it cannot be read)" in proc.stdout
     )
     assert snapshot(tmp_path) == before and (root / HOOK).read_bytes() == v3
 
 
-def test_a_dry_run_names_the_damaged_set_and_changes_nothing(tmp_path: Path) -> None:
-    first, _second = two_sets(tmp_path)
-    damage(first / "conflicts" / HOOK, "fifo", tmp_path)
-    before = snapshot(tmp_path, stat=True)
-    for extra in ((), ("--done",)):
-        proc = reapply(tmp_path, "--dry-run", *extra)
-        assert proc.returncode == 1, proc.stdout + proc.stderr
-        assert "is a FIFO (named pipe), not a plain file: not read" in proc.stdout
-        assert f"msd-local-patches/{first.name} is left as it is" in proc.stdout
-    assert snapshot(tmp_path, stat=True) == before
+def test_a_damaged_later_set_never_holds_up_an_earlier_one(tmp_path: Path) -> None:
+    """Sets are merged oldest first: a damaged later set of the same file waits for the
+    earlier one, which merges as usual (and is not called a later set's 'earlier' one)."""
+    root = tmp_path / ".claude"
+    install(tmp_path, {PLAN: V1, "other.md": OTHER})
+    (root / PLAN).write_bytes(MINE)
+    install(tmp_path, {PLAN: V2, "other.md": OTHER})
+    v3 = V2 + b"A third version's line.\n"
+    (root / PLAN).write_bytes(V2 + b"Mine, after the second upgrade.\n")
+    install(tmp_path, {PLAN: v3, "other.md": OTHER})
+    first, second = sorted((root / "msd-local-patches").iterdir())
+    damaged, problem = damage(second / "conflicts" / PLAN, "fifo", tmp_path)
+    kept = tree(second)
+    proc = reapply(tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert f"your edits from msd-local-patches/{first.name}/user/{PLAN} merged" in proc.stdout
+    assert "waiting" not in proc.stdout
+    shown = f"msd-local-patches/{second.name}/conflicts/{PLAN}"
+    assert f"note: {shown} {problem}; the set msd-local-patches/{second.name}" in proc.stdout
+    assert tree(second) == kept and damaged.is_fifo()
+    assert (root / PLAN).read_bytes() != v3  # the earlier set's edits merged into it
+
+
+@pytest.mark.skipif(
+    not as_nobody_possible(), reason="needs root to run msd-install as another user (setpriv)"
+)
+def test_a_conflicts_folder_you_may_not_look_into_holds_up_its_set_in_every_run() -> None:
+    """A ``conflicts/`` folder this user cannot look into (mode 000) is named with the problem
+    and holds up its own set, in a dry run as in the real one: no crash, the rest merged."""
+    with open_tmp() as tmp:
+        home = tmp / "home"
+        home.mkdir()
+        first, _second = two_sets(home)
+        conflicts = first / "conflicts"
+        conflicts.mkdir()
+        (conflicts / "hooks").mkdir()
+        subprocess.run(["chown", "-R", "nobody:", str(home)], check=True)
+        conflicts.chmod(0)
+        for extra in (("--dry-run",), ()):
+            argv = [*AS_NOBODY, sys.executable, "-m", "msd_install", *CLAUDE, "--reapply", *extra]
+            proc = subprocess.run(
+                argv, cwd=home, env=cli_env(home), capture_output=True, text=True, timeout=120
+            )
+            assert proc.returncode == 1, proc.stdout + proc.stderr
+            assert "internal error" not in proc.stderr
+            assert "cannot be looked at (Permission denied): not read" in proc.stdout
+            assert f"the set msd-local-patches/{first.name} is left as it is" in proc.stdout
+        assert (home / ".claude" / PLAN).read_bytes() == MERGED

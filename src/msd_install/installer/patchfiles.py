@@ -52,15 +52,18 @@ def damaged(patch_set: PatchSet) -> tuple[Path, str] | None:
     not looked at here (``linked`` names it, and it is not read)."""
     for entry in patch_set.doc["files"]:
         rel = aside(entry["path"])
-        if linked(patch_set, rel) is not None:
-            continue
         path = patch_set.directory / rel
         try:
+            if linked(patch_set, rel) is not None:
+                continue
             st = os.lstat(path)
         except NotADirectoryError:  # a folder on the way is a file: the merge cannot go there
             return _not_a_folder(patch_set, rel)
         except FileNotFoundError:
             continue
+        except OSError as exc:  # a folder on the way this user may not look into
+            where = Path(exc.filename) if exc.filename else path
+            return where, f"cannot be looked at ({exc.strerror or exc}): not read"
         if stat.S_ISLNK(st.st_mode):
             return path, "is a symlink, not a plain file: not followed"
         if not stat.S_ISREG(st.st_mode):

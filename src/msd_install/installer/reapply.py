@@ -61,6 +61,9 @@ class Reapply:
     # a file whose merge from an earlier set waits in that set's conflicts/ (shown): a later
     # set's merge of it waits too, never computed against the live file nor installed over it
     waiting: dict[str, str] = field(default_factory=dict)
+    # a file of an earlier set held up whole (a conflicted merge in it cannot be read): a later
+    # set's merge of it waits for that set, shown
+    held: dict[str, str] = field(default_factory=dict)
     sets: list[PatchSet] = field(default_factory=list)  # every set merged, oldest first
 
 
@@ -78,9 +81,9 @@ def resolve_reapply(manifest: Manifest, result: Result, *, done: bool) -> list[S
     for path in other:
         text = why if path == root / PATCHES_DIR and why else "not a patch set msd-install saved"
         result.add("skip", path, f"{text}: merge it by hand")
-    sets = _vouched(manifest, result, directories)
-    broken = _damaged(result, sets)
-    sets = [s for s in sets if s.name not in {b.name for b, _ in broken}]
+    every = _vouched(manifest, result, directories)
+    broken = _damaged(result, every)
+    sets = [s for s in every if s.name not in broken]
     if not sets:
         if not broken:
             result.notes.append(f"no local patches to reapply in {root / PATCHES_DIR}")
@@ -88,10 +91,13 @@ def resolve_reapply(manifest: Manifest, result: Result, *, done: bool) -> list[S
     # msd's files are read as uninstall reads them: under your manifest, through your links
     run = Reapply(manifest, result, blobs(unpack(read_plain(root / STORE_NAME))), done)
     run.sets = sets
-    for patch_set, path in broken:  # a later set's merge of one of its files waits
-        for entry in patch_set.doc["files"]:
-            run.waiting.setdefault(entry["path"], _shown(patch_set, path))
-    complete = {s.name: all([_file(run, s, e) for e in s.doc["files"]]) for s in sets}
+    complete: dict[str, bool] = {}
+    for patch_set in every:  # oldest first: a held-up set holds up the later sets' merges of
+        if patch_set.name in broken:  # its files, never an earlier set's
+            for entry in patch_set.doc["files"]:
+                run.held.setdefault(entry["path"], f"{PATCHES_DIR}/{patch_set.name}")
+            continue
+        complete[patch_set.name] = all([_file(run, patch_set, e) for e in patch_set.doc["files"]])
     for rel, content in run.merged.items():
         run.steps.append(Write(manifest.abs(rel), content, None))
         manifest.files[rel] = {**manifest.files[rel], "patched": sha256_bytes(content)}
@@ -133,22 +139,23 @@ def resolve_reapply(manifest: Manifest, result: Result, *, done: bool) -> list[S
     return run.steps
 
 
-def _damaged(result: Result, sets: list[PatchSet]) -> list[tuple[PatchSet, Path]]:
-    """The sets with a conflicted merge ``--reapply`` cannot read (``patchfiles.damaged``):
-    each named with that file and its problem (``conflict``: exit 1) and left as it is, not
-    merged nor removed, while the other sets are merged and settled as usual."""
-    out: list[tuple[PatchSet, Path]] = []
+def _damaged(result: Result, sets: list[PatchSet]) -> set[str]:
+    """The names of the sets with a conflicted merge ``--reapply`` cannot read
+    (``patchfiles.damaged``): each named with that file and its problem (``conflict``: exit
+    1) and left as it is, not merged nor removed, while the other sets are merged and settled
+    as usual."""
+    out: set[str] = set()
     for patch_set in sets:
         found = damaged(patch_set)
         if found is None:
             continue
         path, why = found
-        out.append((patch_set, path))
+        out.add(patch_set.name)
         shown = _shown(patch_set, path)
         result.add("conflict", path, f"{why}; this set is left as it is, not merged or removed")
         result.notes.append(
-            f"{shown} {why}: the set {PATCHES_DIR}/{patch_set.name} is left as it is (not "
-            "merged, not removed); move it away, then run msd-install --reapply again"
+            f"{shown} {why}; the set {PATCHES_DIR}/{patch_set.name} is left as it is (not "
+            "merged, not removed): move that file away, then run msd-install --reapply again"
         )
     return out
 
@@ -207,6 +214,15 @@ def _file(run: Reapply, patch_set: PatchSet, entry: PatchEntry) -> bool:
     if sha256_bytes(yours) != entry["user_sha256"]:  # edited since it was saved: --done keeps it
         run.edited.setdefault(patch_set.name, shown)
     base = saved_base(manifest.root, patch_set, entry)
+    if rel in run.held:
+        result.add(
+            "skip",
+            path,
+            f"waiting: the earlier set {run.held[rel]} is held up (a conflicted merge in it "
+            f"cannot be read); once it is settled, --reapply merges yours from {shown} (your "
+            "copy stays there)",
+        )
+        return False
     if rel in run.waiting:
         result.add(
             "skip",
