@@ -96,10 +96,12 @@ def test_a_directory_of_another_owner_gives_its_owner_to_what_is_made_in_it(
     assert set(owners(home).values()) == {ALICE, BOB}
 
 
+@pytest.mark.parametrize("extra", [[], ["--dry-run"], ["--check"]])
 def test_root_does_not_write_through_a_link_to_a_file_the_user_does_not_own(
-    tmp_path: Path,
+    tmp_path: Path, extra: list[str]
 ) -> None:
-    """alice's settings.json -> a file of root's: a root run must not edit it for her."""
+    """alice's settings.json -> a file of root's: a root run must not edit it for her (and
+    a dry run or --check says so as the real run does)."""
     home = alice_home(tmp_path, {".claude/keep": "x"})
     secret = tmp_path / "roots-settings.json"
     secret.write_bytes(b'{"theme": "root"}\n')
@@ -107,7 +109,7 @@ def test_root_does_not_write_through_a_link_to_a_file_the_user_does_not_own(
     os.lchown(home / ".claude/settings.json", *ALICE)
     before, outside = snapshot(home), secret.read_bytes()
 
-    proc = run_cli(["--claude", "--global", "-y"], home)
+    proc = run_cli(["--claude", "--global", "-y", *extra], home)
     assert proc.returncode == 4, proc.stderr
     line = proc.stderr.strip().splitlines()[-1]
     assert "settings.json" in line and "does not write through it" in line
@@ -188,8 +190,9 @@ def test_a_user_cannot_rewrite_a_file_of_another_owner_and_is_told_before_any_ch
         shutil.rmtree(base)
 
 
+@pytest.mark.parametrize("extra", [[], ["--dry-run"], ["--check"]])
 def test_root_does_not_write_through_a_hard_link_to_a_file_the_user_does_not_own(
-    tmp_path: Path,
+    tmp_path: Path, extra: list[str]
 ) -> None:
     """A name in alice's home sharing the inode of a file of root's: rewriting it in place
     would edit root's file; renaming over it would cut the link. Refused, nothing changed."""
@@ -199,7 +202,7 @@ def test_root_does_not_write_through_a_hard_link_to_a_file_the_user_does_not_own
     os.link(roots, home / ".claude/settings.json")
     before = snapshot(home, stat=True)
 
-    proc = run_cli(["--claude", "--global", "-y"], home)
+    proc = run_cli(["--claude", "--global", "-y", *extra], home)
     assert proc.returncode == 4, proc.stderr
     line = proc.stderr.strip().splitlines()[-1]
     assert "has other hard links and belongs to uid 0" in line

@@ -31,7 +31,7 @@ from .manifestcheck import JOURNAL_DIR, manifest_name
 from .plan import Bounds, Plan
 from .registry import Registry
 from .report import Result
-from .steps import Write, execute
+from .steps import Write, execute, preflight
 
 if TYPE_CHECKING:
     from .baseline import KnownFiles
@@ -94,9 +94,10 @@ def install(
                 old = moved.manifest
                 old.disk_digest = ""
                 old.dirs = [d for d in old.dirs if preview.is_dir(old.abs(d))]
-            resolve_install(
+            res = resolve_install(
                 plan, ctx, old, result, applied=moved.applied, shipped=shipped, preview=preview
             )
+            preflight([*moved.steps, *res.steps])  # the owner checks the real run makes first
         except OSError as exc:
             where = Path(exc.filename) if isinstance(exc.filename, str) else None
             text = f"{exc.strerror or exc}; nothing was changed"
@@ -252,7 +253,10 @@ def uninstall(
             result.notes.append(_no_manifest(root, name))
         else:
             spare_others(found, result)
-            resolve_uninstall(found, result, _fence(ctx), shared=registry.shared_files(root))
+            steps = resolve_uninstall(
+                found, result, _fence(ctx), shared=registry.shared_files(root)
+            )
+            preflight(steps)  # the owner checks the real run makes before its first change
         return result
     with _transaction(fault) as tx:
         held = contextlib.ExitStack()
