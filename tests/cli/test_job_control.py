@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from helpers import cli_env, run_cli, snapshot
@@ -63,9 +64,9 @@ def _end(proc: subprocess.Popen[str]) -> None:
         proc.communicate(timeout=30)
 
 
-def _until(what: object, timeout: float = 60.0) -> None:
+def _until(what: Callable[[], bool], timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
-    while not what() and time.monotonic() < deadline:  # type: ignore[operator]
+    while not what() and time.monotonic() < deadline:
         time.sleep(0.001)
 
 
@@ -105,3 +106,51 @@ def test_ctrl_z_stops_every_worker_and_fg_resumes_them(tmp_path: Path) -> None:
     assert len([line for line in out.splitlines() if line.startswith("install ")]) == len(RUNTIMES)
     doctor = json.loads(run_cli(["doctor", "--json"], home).stdout)
     assert all(i["healthy"] for i in doctor["installs"] if i["installed"])
+
+
+def _terminated_twice(home: Path) -> tuple[bool, subprocess.Popen[str], str]:
+    """A run sent SIGTERM once its workers run, and again once they all ended, if it is still
+    there then (held by SIGSTOP so that the second one lands in its own last steps, not after
+    its exit): whether it was, the process, its stderr."""
+    proc = _start(home)
+    caught = False
+    try:
+        _until(lambda: len(_children(proc.pid)) >= 2)
+        proc.send_signal(signal.SIGTERM)
+        _until(lambda: not _children(proc.pid) or proc.poll() is not None, 60)
+        if proc.poll() is None:  # the workers are gone; msd-install is finishing
+            proc.send_signal(signal.SIGSTOP)
+            _until(lambda: _state(proc.pid) in ("T", "Z", ""), 10)
+            if _state(proc.pid) == "T":
+                caught = True
+                proc.send_signal(signal.SIGTERM)  # delivered once it runs again
+                proc.send_signal(signal.SIGCONT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        _end(proc)
+    return caught, proc, err
+
+
+def test_a_second_sigterm_after_the_workers_ended_has_the_first_ones_outcome(
+    tmp_path: Path,
+) -> None:
+    """SIGTERM stops the run; a second one once every worker has rolled back and ended, while
+    msd-install does its own last steps, ends the command the same way: 130, one line,
+    nothing half done (it was a death by the signal, 143, with no word)."""
+    caught = 0
+    for attempt in range(6):
+        home = tmp_path / f"home{attempt}"
+        home.mkdir()
+        assert run_cli(["--kimi", "--global", "--yes"], home).returncode == 0
+        held, proc, err = _terminated_twice(home)
+        caught += held
+        assert proc.returncode == 130, (proc.returncode, err)
+        assert err.strip().splitlines() == [
+            "msd-install: interrupted; every change of this run was rolled back"
+        ], err
+        assert not list(home.rglob(".msd-journal")) and not list(home.rglob("*.msd-tmp.*"))
+        doctor = json.loads(run_cli(["doctor", "--json"], home).stdout)
+        assert all(i["healthy"] for i in doctor["installs"] if i["installed"])
+        if caught >= 2:
+            break
+    assert caught, "msd-install always ended before the second signal could reach it"
