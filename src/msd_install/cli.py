@@ -661,7 +661,7 @@ def _main(argv: list[str] | None) -> None:
         command.main(args=args, prog_name=name, standalone_mode=False)
     except click.exceptions.Abort as exc:
         if isinstance(exc.__context__, KeyboardInterrupt):  # click turns Ctrl-C into Abort
-            _fail(as_json, 130, "interrupted", INTERRUPTED)
+            _fail(as_json, 130, "interrupted", _interrupted(exc.__context__))
         _fail(as_json, 130, "aborted", "aborted; nothing was changed")
     except click.ClickException as exc:
         code = 2 if isinstance(exc, click.UsageError) else exc.exit_code
@@ -675,14 +675,20 @@ def _main(argv: list[str] | None) -> None:
         problems = getattr(exc, "problems", None)
         _fail(as_json, exc.exit_code, kind, line, path=exc.path, done=exc.done, more=problems)
     except KeyboardInterrupt as exc:
-        after = type(exc).__name__ == "InterruptedAfterCommitError"  # installer/interrupts.py
-        _fail(as_json, 130, "interrupted", INTERRUPTED_AFTER if after else INTERRUPTED)
+        _fail(as_json, 130, "interrupted", _interrupted(exc))
     except Exception as exc:  # a bug: keep the traceback, show one line
         log = _write_crash_log(exc)
         own = getattr(exc, "kind", None)  # a worker's crash (parallel.py): its own error
         name = own if isinstance(own, str) else exc.__class__.__name__
         line = f"internal error: {name}: {exc} (details in {log}; please report it)"
         _fail(as_json, 3, "internal", line, path=log)
+
+
+def _interrupted(exc: KeyboardInterrupt) -> str:
+    """The line for a signal: the run under way rolled back, or kept when it came once the
+    run's work was done (installer/interrupts.py, told apart without importing it)."""
+    after = type(exc).__name__ == "InterruptedAfterCommitError"
+    return INTERRUPTED_AFTER if after else INTERRUPTED
 
 
 def _fail(

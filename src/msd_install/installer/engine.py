@@ -371,6 +371,9 @@ def _transaction(fault: Fault | None) -> Iterator[Transaction]:
                 _rollback(tx, exc)
             _unseal(tx, committed=False)
             raise
+        if not tx.sealed:  # a run without a journal: its commit's last steps run whole too
+            tx.sealed = True  # (the record's folders go there, once its lock is let go)
+            seal()
         tx.commit()
         _unseal(tx, committed=True)
 

@@ -1,0 +1,103 @@
+"""The last steps of a run, after its journal and its root's lock are gone: what a signal or
+a kill there leaves, and what the next run makes of it.
+
+Uninstalling the last install removes the record of manifests (``~/.local/state/msd``) and
+the folders made for it, and the root with the parents msd made for it; those go once the
+lock whose file lives in them is let go. A Ctrl-C or SIGTERM there must not leave them
+behind (the run is kept, and says so); a kill there leaves at most empty folders msd made,
+which the next uninstall removes.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from helpers import cli_env, run_cli, snapshot
+from msd_install import cli
+
+REGISTRY_DIR = ".local/state/msd"
+
+
+def forked(argv: list[str], home: Path, before: Callable[[], None]) -> tuple[int, str]:
+    """The real CLI in a fork of this process, after ``before()`` (run in the child: a fault
+    put where no change of the engine's counts, ``MSD_INSTALL_TEST_SIGNAL`` cannot reach);
+    returns (exit status or -signal, stderr and stdout)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        code = 3
+        try:
+            os.close(read)
+            out = os.fdopen(write, "w")
+            sys.stdout = sys.stderr = out
+            os.environ.clear()
+            os.environ.update(cli_env(home))
+            os.chdir(home)
+            sys.stdin = open(os.devnull)  # noqa: SIM115
+            before()
+            try:
+                cli.main(argv)
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 0
+            out.flush()
+        finally:
+            os._exit(code)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        output = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), output
+
+
+def _signal_at_rmdir(folder: str, number: int) -> Callable[[], None]:
+    """In the child: ``number`` to itself right before the first removal of a folder named
+    ``folder`` by ``Path.rmdir`` (the record's folders go that way, once its lock is let go)."""
+
+    def arm() -> None:
+        real = Path.rmdir
+        fired: list[bool] = []
+
+        def rmdir(self: Path) -> None:
+            if self.name == folder and not fired:
+                fired.append(True)
+                os.kill(os.getpid(), number)
+            real(self)
+
+        Path.rmdir = rmdir  # type: ignore[method-assign]
+
+    return arm
+
+
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("how", ["uninstall", "cleanup"])
+def test_a_signal_once_the_records_lock_is_gone_leaves_no_state_folder(
+    tmp_path: Path, how: str, number: int
+) -> None:
+    """``uninstall``: the last install's uninstall; ``cleanup``: the record a killed run left
+    listing no install (its root removed by hand here), dropped by the next uninstall. A
+    signal right before the record's folder is removed: the run is kept, and says so; no
+    empty ``~/.local/state/msd`` stays."""
+    home = tmp_path / "home"
+    home.mkdir()
+    empty = snapshot(home)
+    assert run_cli(["--cursor", "--global", "--yes"], home).returncode == 0
+    assert (home / REGISTRY_DIR / "manifests.json").is_file()
+    if how == "cleanup":
+        for path in sorted((home / ".cursor").rglob("*"), reverse=True):
+            path.rmdir() if path.is_dir() and not path.is_symlink() else path.unlink()
+        (home / ".cursor").rmdir()
+    argv = ["--cursor", "--global", "--yes", "--uninstall"]
+    code, out = forked(argv, home, _signal_at_rmdir("msd", number))
+    assert snapshot(home) == empty
+    assert code == 130, out
+    assert (
+        "msd-install: interrupted once the run had finished: it was kept; "
+        "nothing else was started" in out.splitlines()
+    ), out
