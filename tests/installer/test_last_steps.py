@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import cli_env, run_cli, snapshot
+from helpers import cli_env, run_cli, snapshot, snapshot_but_registry
 from msd_install import cli
 
 REGISTRY_DIR = ".local/state/msd"
@@ -101,3 +101,75 @@ def test_a_signal_once_the_records_lock_is_gone_leaves_no_state_folder(
         "msd-install: interrupted once the run had finished: it was kept; "
         "nothing else was started" in out.splitlines()
     ), out
+
+
+def _count_changes(into: Path) -> Callable[[], None]:
+    """In the child: the number of changes the run makes, written to ``into``."""
+
+    def arm() -> None:
+        cli._signal_hook = lambda: lambda n: into.write_text(str(n))  # type: ignore[attr-defined]
+
+    return arm
+
+
+def _kill_at(k: int) -> Callable[[], None]:
+    """In the child: SIGKILL right before the run's k-th change."""
+
+    def arm() -> None:
+        def hook(n: int) -> None:
+            if n == k:
+                os.kill(os.getpid(), signal.SIGKILL)
+
+        cli._signal_hook = lambda: hook  # type: ignore[attr-defined]
+
+    return arm
+
+
+@pytest.mark.parametrize(
+    "then", ["uninstall again", "uninstall again beside another", "reinstall", "another runtime"]
+)
+def test_a_root_left_empty_by_a_kill_at_its_removal_goes_with_a_later_uninstall(
+    tmp_path: Path, then: str
+) -> None:
+    """CodeBuddy's root ``~/.codebuddy`` is made by msd; its uninstall removes it once the
+    root's lock is let go. Killed right before that removal (its journal gone, nothing of
+    msd's left in it), the root stays empty: the record says msd made it, and the next
+    uninstall (of this runtime or another) removes it, whatever ran in between."""
+    home = tmp_path / "home"
+    home.mkdir()
+    empty = snapshot(home)
+    root = home / ".codebuddy"
+    assert run_cli(["--codebuddy", "--global", "--yes"], home).returncode == 0
+    if then in ("another runtime", "uninstall again beside another"):
+        assert run_cli(["--cursor", "--global", "--yes"], home).returncode == 0
+    uninstall = ["--codebuddy", "--global", "--yes", "--uninstall"]
+    saved = snapshot_but_registry(home)
+    code, out = forked(uninstall, home, _count_changes(tmp_path / "count"))
+    assert code == 0, out
+    total = int((tmp_path / "count").read_text())
+    # back to the installed tree, then killed at each of the last changes until one leaves
+    # the root there, empty: the kill right before its removal
+    for k in range(total, 0, -1):
+        run_cli(["--codebuddy", "--global", "--yes"], home)
+        assert snapshot_but_registry(home) == saved  # the record may name the root now
+        code, out = forked(uninstall, home, _kill_at(k))
+        assert code == -signal.SIGKILL, out
+        if root.is_dir():
+            break
+    assert root.is_dir() and not any(root.iterdir()), k
+    if then.startswith("uninstall again"):
+        proc = run_cli(uninstall, home)
+        assert proc.returncode == 0, proc.stderr
+        assert not root.exists()  # at once, even while the record lists another install
+        if then.endswith("beside another"):
+            proc = run_cli(["--cursor", "--global", "--yes", "--uninstall"], home)
+            assert proc.returncode == 0, proc.stderr
+    elif then == "reinstall":
+        assert run_cli(["--codebuddy", "--global", "--yes"], home).returncode == 0
+        assert run_cli(uninstall, home).returncode == 0
+    else:
+        assert run_cli(["--claude", "--global", "--yes"], home).returncode == 0
+        for name in ("cursor", "claude"):
+            proc = run_cli([f"--{name}", "--global", "--yes", "--uninstall"], home)
+            assert proc.returncode == 0, proc.stderr
+    assert snapshot(home) == empty

@@ -182,13 +182,20 @@ class Registry:
         return None
 
     def drop_if_empty(self, tx: Transaction) -> None:
-        """The last root is gone: the record, the shared folders and the directories made for
-        the record go too (best effort: what stays is at most an empty record or folder)."""
+        """The last steps of an uninstall, once the root's lock is let go. The last root is
+        gone: the record, the shared folders and the directories made for the record go too
+        (best effort: what stays is at most an empty record or folder). Else the shared
+        folders that are empty now go (a root an uninstall recorded before it let go of its
+        lock, and removed since, or was killed before removing), and the record drops them."""
         try:
             with self._lock(tx):
                 doc = self._read()
                 _prune(doc)
                 if doc["roots"]:
+                    shared = [d for d in doc["shared"] if not _gone(tx, Path(d))]
+                    if shared != doc["shared"]:
+                        doc["shared"] = shared
+                        self._write(tx, _dump(doc))
                     return
                 self._spot(tx)  # never a link or a FIFO of someone else's
                 tx.remove(self.path)
