@@ -173,3 +173,45 @@ def test_a_root_left_empty_by_a_kill_at_its_removal_goes_with_a_later_uninstall(
             proc = run_cli([f"--{name}", "--global", "--yes", "--uninstall"], home)
             assert proc.returncode == 0, proc.stderr
     assert snapshot(home) == empty
+
+
+def _another_run_at_rmdir(folder: str, argv: list[str], home: Path) -> Callable[[], None]:
+    """In the child: a whole other msd-install command (``argv``) runs right before the first
+    removal of a folder named ``folder`` by ``Path.rmdir``: two commands at once, the other
+    one in between this one's last two steps."""
+
+    def arm() -> None:
+        real = Path.rmdir
+        fired: list[bool] = []
+
+        def rmdir(self: Path) -> None:
+            if self.name == folder and not fired:
+                fired.append(True)
+                proc = run_cli(argv, home)
+                assert proc.returncode == 0, proc.stderr
+            real(self)
+
+        Path.rmdir = rmdir  # type: ignore[method-assign]
+
+    return arm
+
+
+def test_an_install_that_records_while_the_last_uninstall_ends_leaves_no_state_folder(
+    tmp_path: Path,
+) -> None:
+    """The last uninstall removes the record, lets go of its lock, then removes the record's
+    folders; another command's install records in between: the folders are in use again, and
+    that install's record must know they are msd's, so that its own uninstall removes them."""
+    home = tmp_path / "home"
+    home.mkdir()
+    empty = snapshot(home)
+    assert run_cli(["--cursor", "--global", "--yes"], home).returncode == 0
+    other = ["--claude", "--global", "--yes"]
+    argv = ["--cursor", "--global", "--yes", "--uninstall"]
+    code, out = forked(argv, home, _another_run_at_rmdir("msd", other, home))
+    assert code == 0, out
+    assert (home / REGISTRY_DIR / "manifests.json").is_file()  # the other install's
+    assert not (home / ".cursor").exists()
+    proc = run_cli([*other, "--uninstall"], home)
+    assert proc.returncode == 0, proc.stderr
+    assert snapshot(home) == empty
