@@ -18,7 +18,8 @@ runtime's transaction, which commits or rolls back as a whole) and is reported w
 run that finished before it; Ctrl-C or SIGTERM reaches every worker, each rolls back its
 run, and the command exits 130. A worker that dies without a word (SIGKILL, out of memory)
 leaves its run to the journal, which the next run of msd-install rolls back. Ctrl-Z (SIGTSTP)
-stops every worker with the command, and ``fg`` or ``bg`` (SIGCONT) resumes them (``_forwarding``).
+stops every worker with the command, and ``fg`` or ``bg`` (SIGCONT) resumes them all
+(``_forwarding``).
 
 Why processes: the work is Python code and the GIL holds threads to one core; why fork:
 a fresh interpreter would pay the imports and the payload again. ``MSD_INSTALL_JOBS``
