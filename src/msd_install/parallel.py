@@ -186,7 +186,18 @@ def run_groups(
                     if not failed:
                         failed = True
                         _stop_all(running)
+    if stopping():
+        raise _interrupt(list(done.values()))
     return [done[n] for n in order if n in done]
+
+
+def _interrupt(outcomes: list[Outcome]) -> KeyboardInterrupt:
+    """What a signal did, as one process reports it: a run rolled back if any was (a plain
+    ``KeyboardInterrupt``); else the runs under way had done their work and were kept
+    (``InterruptedAfterCommitError``, from the worker that says so)."""
+    stopped = [o.error for o in outcomes if isinstance(o.error, KeyboardInterrupt)]
+    rolled = [e for e in stopped if type(e) is KeyboardInterrupt]
+    return rolled[0] if rolled or not stopped else stopped[0]
 
 
 def _stop_all(running: dict[int, _Worker]) -> None:
@@ -360,9 +371,10 @@ def _forwarding(running: dict[int, _Worker]) -> Iterator[Callable[[], bool]]:
     """While workers run: SIGTERM and SIGINT sent to this process (a Ctrl-C at the terminal
     reaches it alone: each worker has a process group of its own) go on to every worker, once;
     no further group starts, and this process waits for every worker to roll back before the
-    command ends with 130. Job control goes on too: SIGTSTP (Ctrl-Z) stops every worker's
-    group, then this process (as the default action would); SIGCONT (``fg``, ``bg``) resumes
-    them. A stopped run holds its locks and goes on from where it was once resumed."""
+    command ends with 130 (``run_groups`` raises the interrupt once they all have). Job
+    control goes on too: SIGTSTP (Ctrl-Z) stops every worker's group, then this process (as
+    the default action would); SIGCONT (``fg``, ``bg``) resumes them. A stopped run holds its
+    locks and goes on from where it was once resumed."""
     stop: list[int] = []
 
     def forward(number: int, _frame: FrameType | None) -> None:
@@ -395,8 +407,6 @@ def _forwarding(running: dict[int, _Worker]) -> Iterator[Callable[[], bool]]:
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
-    if stop:
-        raise KeyboardInterrupt
 
 
 def _each_group(running: dict[int, _Worker], number: int) -> None:

@@ -18,7 +18,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from helpers import cli_env, run_cli, snapshot
+from msd_install import parallel
+from msd_install.installer import interrupts
 from msd_install.runtimes import RUNTIMES
 
 ALL = ["--all", "--global", "--yes"]
@@ -154,3 +158,42 @@ def test_a_second_sigterm_after_the_workers_ended_has_the_first_ones_outcome(
         if caught >= 2:
             break
     assert caught, "msd-install always ended before the second signal could reach it"
+
+
+def _kept_once_signalled(name: str) -> str:
+    """A worker's run that has done its work (sealed, as a run removing its journal is)
+    when SIGTERM reaches the command: it asks for one, gets it passed on, and is kept."""
+    with interrupts.deferred():
+        interrupts.seal()
+        if name in ("a", "kept"):  # one signal to the command, which passes it on to each
+            os.kill(os.getppid(), signal.SIGTERM)
+        _until(lambda: interrupts._pending, 10)  # the signal, passed on to this worker
+        interrupts.unseal(committed=True)  # raises InterruptedAfterCommitError
+    return name
+
+
+def _rolled_back_once_signalled(name: str) -> str:
+    if name == "kept":
+        time.sleep(0.3)  # the other worker, forked right after this one, is under way
+        return _kept_once_signalled(name)
+    time.sleep(30)  # killed by the SIGTERM passed on (its default action here)
+    return name
+
+
+@pytest.mark.parametrize(
+    ("run_one", "plan", "raised"),
+    [
+        (_kept_once_signalled, [["a"]], interrupts.InterruptedAfterCommitError),
+        (_rolled_back_once_signalled, [["kept"], ["slow"]], KeyboardInterrupt),
+    ],
+)
+def test_a_signal_is_reported_as_what_it_did_to_the_runs(
+    run_one: Callable[[str], str], plan: list[list[str]], raised: type[BaseException]
+) -> None:
+    """Every run under way had finished its work when the signal came: it was kept, and the
+    command says so (``InterruptedAfterCommitError``), as one process does; if any run was
+    rolled back, that is what is said."""
+    rank = {n: i for i, n in enumerate(n for g in plan for n in g)}
+    with pytest.raises(KeyboardInterrupt) as caught:
+        parallel.run_groups(plan, run_one, rank=rank, workers=2)
+    assert type(caught.value) is raised
