@@ -9,9 +9,10 @@ edited (nothing was changed); 5 another run holds the lock; 130 interrupted (rol
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 import click
@@ -22,6 +23,7 @@ from .runtimes import RUNTIMES
 
 if TYPE_CHECKING:
     from pathlib import Path
+    from types import FrameType
 
     from .installer.baseline import KnownFiles
     from .installer.context import Context
@@ -634,7 +636,55 @@ def doctor(as_json: bool) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: the one boundary where errors become one line and an exit code (and, under
-    ``--json``, still exactly one JSON document on stdout: see ``_fail``)."""
+    ``--json``, still exactly one JSON document on stdout: see ``_fail``). SIGTERM stops the
+    command as Ctrl-C does, wherever it is (``_interruptible``)."""
+    with _interruptible():
+        _main(argv)
+
+
+@contextlib.contextmanager
+def _interruptible() -> Iterator[None]:
+    """For the whole command: SIGTERM, like SIGINT, raises ``KeyboardInterrupt`` (a run under
+    way rolls back, or is kept once its work is done: ``installer/interrupts.py``; workers get
+    it from ``parallel._forwarding``), and the command exits 130 with one line. A signal that
+    comes once the command is already stopping for one (its ``KeyboardInterrupt`` on the way
+    out, the line being written, the exit) changes nothing: a second SIGTERM ends the command
+    exactly as the first, never as a raw death (143) in the middle of its last steps."""
+    import signal
+
+    def stop(_number: int, _frame: FrameType | None) -> None:
+        if not _stopping():
+            raise KeyboardInterrupt
+
+    try:
+        before = {n: signal.signal(n, stop) for n in (signal.SIGINT, signal.SIGTERM)}
+    except ValueError:  # not the main thread: no handler can be set
+        yield
+        return
+    try:
+        yield
+    except SystemExit as exc:
+        if exc.code == 130:  # stopped by a signal: the process ends, and no other one ends it
+            before = dict.fromkeys(before, signal.SIG_IGN)
+        raise
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)
+
+
+def _stopping() -> bool:
+    """Is the command already on its way out for a signal (or an answer "no" at a prompt)?"""
+    exc: BaseException | None = sys.exc_info()[1]
+    for _ in range(8):  # the exception being handled, and the ones it was raised in
+        if exc is None:
+            return False
+        if isinstance(exc, KeyboardInterrupt | click.exceptions.Abort):
+            return True
+        exc = exc.__context__
+    return False
+
+
+def _main(argv: list[str] | None) -> None:
     args = sys.argv[1:] if argv is None else argv
     command, args = (doctor, args[1:]) if args[:1] == ["doctor"] else (cli, args)
     name = "msd-install doctor" if command is doctor else "msd-install"
@@ -643,7 +693,7 @@ def main(argv: list[str] | None = None) -> None:
         command.main(args=args, prog_name=name, standalone_mode=False)
     except click.exceptions.Abort as exc:
         if isinstance(exc.__context__, KeyboardInterrupt):  # click turns Ctrl-C into Abort
-            _fail(as_json, 130, "interrupted", INTERRUPTED)
+            _fail(as_json, 130, "interrupted", _interrupted(exc.__context__))
         _fail(as_json, 130, "aborted", "aborted; nothing was changed")
     except click.ClickException as exc:
         code = 2 if isinstance(exc, click.UsageError) else exc.exit_code
@@ -657,14 +707,20 @@ def main(argv: list[str] | None = None) -> None:
         problems = getattr(exc, "problems", None)
         _fail(as_json, exc.exit_code, kind, line, path=exc.path, done=exc.done, more=problems)
     except KeyboardInterrupt as exc:
-        after = type(exc).__name__ == "InterruptedAfterCommitError"  # installer/interrupts.py
-        _fail(as_json, 130, "interrupted", INTERRUPTED_AFTER if after else INTERRUPTED)
+        _fail(as_json, 130, "interrupted", _interrupted(exc))
     except Exception as exc:  # a bug: keep the traceback, show one line
         log = _write_crash_log(exc)
         own = getattr(exc, "kind", None)  # a worker's crash (parallel.py): its own error
         name = own if isinstance(own, str) else exc.__class__.__name__
         line = f"internal error: {name}: {exc} (details in {log}; please report it)"
         _fail(as_json, 3, "internal", line, path=log)
+
+
+def _interrupted(exc: KeyboardInterrupt) -> str:
+    """The line for a signal: the run under way rolled back, or kept when it came once the
+    run's work was done (installer/interrupts.py, told apart without importing it)."""
+    after = type(exc).__name__ == "InterruptedAfterCommitError"
+    return INTERRUPTED_AFTER if after else INTERRUPTED
 
 
 def _fail(

@@ -17,7 +17,9 @@ error stops the command (no further group starts; the ones running finish their 
 runtime's transaction, which commits or rolls back as a whole) and is reported with every
 run that finished before it; Ctrl-C or SIGTERM reaches every worker, each rolls back its
 run, and the command exits 130. A worker that dies without a word (SIGKILL, out of memory)
-leaves its run to the journal, which the next run of msd-install rolls back.
+leaves its run to the journal, which the next run of msd-install rolls back. Ctrl-Z (SIGTSTP)
+stops every worker with the command, and ``fg`` or ``bg`` (SIGCONT) resumes them all
+(``_forwarding``).
 
 Why processes: the work is Python code and the GIL holds threads to one core; why fork:
 a fresh interpreter would pay the imports and the payload again. ``MSD_INSTALL_JOBS``
@@ -184,7 +186,18 @@ def run_groups(
                     if not failed:
                         failed = True
                         _stop_all(running)
+    if stopping():
+        raise _interrupt(list(done.values()))
     return [done[n] for n in order if n in done]
+
+
+def _interrupt(outcomes: list[Outcome]) -> KeyboardInterrupt:
+    """What a signal did, as one process reports it: a run rolled back if any was (a plain
+    ``KeyboardInterrupt``); else the runs under way had done their work and were kept
+    (``InterruptedAfterCommitError``, from the worker that says so)."""
+    stopped = [o.error for o in outcomes if isinstance(o.error, KeyboardInterrupt)]
+    rolled = [e for e in stopped if type(e) is KeyboardInterrupt]
+    return rolled[0] if rolled or not stopped else stopped[0]
 
 
 def _stop_all(running: dict[int, _Worker]) -> None:
@@ -202,9 +215,12 @@ def _close(worker: _Worker) -> None:
         worker.control = -1
 
 
+_HELD = {signal.SIGINT, signal.SIGTERM, signal.SIGTSTP, signal.SIGCONT}
+
+
 @contextmanager
 def _signals_held() -> Iterator[None]:
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
     try:
         yield
     finally:
@@ -254,13 +270,17 @@ _STOPPED = 75  # a worker's exit status when it was told to start no more runs
 
 
 def _fork(group: list[str], run_one: Callable[[str], Any]) -> _Worker:
-    """A worker for ``group`` (with SIGINT and SIGTERM held by the caller)."""
+    """A worker for ``group`` (with the signals ``_forwarding`` passes on held by the caller)."""
     read, write = os.pipe()
     control_read, control = os.pipe()
     pid = os.fork()
     if pid:
         os.close(write)
         os.close(control_read)
+        # its group, made on this side too (as a shell does): a Ctrl-Z that comes before the
+        # child's own ``setpgid`` still finds the group to stop
+        with suppress(OSError):
+            os.setpgid(pid, pid)
         return _Worker(pid, read, control, group)
     code = 0
     try:  # the child: never returns into the parent's code, never runs its atexit hooks
@@ -268,10 +288,12 @@ def _fork(group: list[str], run_one: Callable[[str], Any]) -> _Worker:
         os.close(control)
         # a process group of its own: a Ctrl-C at the terminal (or a signal to the whole
         # group) reaches the parent only, which passes it on exactly once (``_forwarding``)
-        os.setpgid(0, 0)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        with suppress(OSError):  # the parent may have made it already
+            os.setpgid(0, 0)
+        for number in (signal.SIGTERM, signal.SIGTSTP, signal.SIGCONT):
+            signal.signal(number, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
         for n, name in enumerate(group):
             if n and _told_to_stop(control_read):
                 code = _STOPPED
@@ -349,7 +371,10 @@ def _forwarding(running: dict[int, _Worker]) -> Iterator[Callable[[], bool]]:
     """While workers run: SIGTERM and SIGINT sent to this process (a Ctrl-C at the terminal
     reaches it alone: each worker has a process group of its own) go on to every worker, once;
     no further group starts, and this process waits for every worker to roll back before the
-    command ends with 130."""
+    command ends with 130 (``run_groups`` raises the interrupt once they all have). Job
+    control goes on too: SIGTSTP (Ctrl-Z) stops every worker's group, then this process (as
+    the default action would); SIGCONT (``fg``, ``bg``) resumes them. A stopped run holds its
+    locks and goes on from where it was once resumed."""
     stop: list[int] = []
 
     def forward(number: int, _frame: FrameType | None) -> None:
@@ -358,11 +383,34 @@ def _forwarding(running: dict[int, _Worker]) -> Iterator[Callable[[], bool]]:
             with suppress(ProcessLookupError):
                 os.kill(worker.pid, number)
 
-    previous = {n: signal.signal(n, forward) for n in (signal.SIGTERM, signal.SIGINT)}
+    def suspend(_number: int, _frame: FrameType | None) -> None:
+        _each_group(running, signal.SIGSTOP)
+        signal.signal(signal.SIGTSTP, signal.SIG_DFL)
+        try:  # stopped right here, until a SIGCONT (discarded, and so no stop, when no
+            os.kill(os.getpid(), signal.SIGTSTP)  # shell's job holds this process)
+        finally:
+            signal.signal(signal.SIGTSTP, suspend)
+            _each_group(running, signal.SIGCONT)
+
+    def resume(_number: int, _frame: FrameType | None) -> None:
+        _each_group(running, signal.SIGCONT)
+
+    handlers = {
+        signal.SIGTERM: forward,
+        signal.SIGINT: forward,
+        signal.SIGTSTP: suspend,
+        signal.SIGCONT: resume,
+    }
+    previous = {n: signal.signal(n, h) for n, h in handlers.items()}
     try:
         yield lambda: bool(stop)
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
-    if stop:
-        raise KeyboardInterrupt
+
+
+def _each_group(running: dict[int, _Worker], number: int) -> None:
+    """``number`` to the process group of every worker (its own: ``_fork``)."""
+    for worker in list(running.values()):
+        with suppress(ProcessLookupError, PermissionError):
+            os.killpg(worker.pid, number)

@@ -270,7 +270,8 @@ def uninstall(
             found = _load(root, bounds, registry, result, name)
             if found is None:
                 result.notes.append(_no_manifest(root, name))
-                if registry.path.exists():  # an uninstall killed in its very last step
+                held.close()  # the root's lock let go first: the root may be one to remove
+                if registry.path.exists():  # an uninstall killed in its very last steps
                     registry.drop_if_empty(tx)
                 return result
             with _journaled(tx, root, "uninstall", namespace=namespace):
@@ -282,11 +283,12 @@ def uninstall(
                 guard = Guard(root, bounds().config_files, found.trusted, _fence(ctx))
                 kept = list(execute(steps, tx, guard))
                 above = [found.abs(d) for d in found.dirs if _at_or_above(found.abs(d), root)]
-                stay = _staying(root, above)
                 # a folder we made that another install still fills (~/.config for OpenCode
                 # and Kilo) is left to the registry, which removes it with the last install
-                # that empties it; recorded here, under the journal, before the root goes
-                shared = [*kept, *stay] if found.trusted else []
+                # that empties it; recorded here, under the journal, before the root goes, as
+                # are the root and the parents made for it, which go once the lock is let go:
+                # a kill before then leaves them to the next uninstall (``drop_if_empty``)
+                shared = [*kept, *above] if found.trusted else []
                 note = registry.forget(tx, root, shared, name, shared_files)
                 result.notes.extend([note] if note else [])
                 for heir in heirs:  # after ``forget``: its record is pruned of ours
@@ -295,7 +297,8 @@ def uninstall(
             for done in (name, *(h.name for h in heirs)):
                 registry.confirm(root, done)
         # the root and its parents hold the lock file and the journal: they go once the lock
-        # is released (a crash right here leaves at most empty directories, nothing of msd's)
+        # is released (a kill right here leaves at most empty directories, nothing of msd's,
+        # and the record names them); then the record drops them
         for directory in sorted(above, key=lambda p: len(p.parts), reverse=True):
             if not tx.rmdir(directory) and directory.exists():
                 kept.append(directory)
@@ -352,23 +355,6 @@ def reapply(
     return result
 
 
-def _staying(root: Path, above: list[Path]) -> list[Path]:
-    """Which of the root and the parents made for it will not be empty once the lock file
-    and the journal are gone (the folders the registry must keep as shared)."""
-    gone: set[Path] = set()
-    for directory in sorted(above, key=lambda p: len(p.parts), reverse=True):
-        try:
-            names = {p.name for p in directory.iterdir()}
-        except OSError:
-            continue
-        names -= {p.name for p in gone if p.parent == directory}
-        if directory == root:
-            names -= {lock.LOCK_NAME, JOURNAL_DIR}
-        if not names:
-            gone.add(directory)
-    return [d for d in above if d not in gone and d.is_dir()]
-
-
 @contextlib.contextmanager
 def _transaction(fault: Fault | None) -> Iterator[Transaction]:
     """A transaction that commits on success and rolls back on anything else, Ctrl-C included."""
@@ -386,6 +372,9 @@ def _transaction(fault: Fault | None) -> Iterator[Transaction]:
                 _rollback(tx, exc)
             _unseal(tx, committed=False)
             raise
+        if not tx.sealed:  # a run without a journal: its commit's last steps run whole too
+            tx.sealed = True  # (the record's folders go there, once its lock is let go)
+            seal()
         tx.commit()
         _unseal(tx, committed=True)
 

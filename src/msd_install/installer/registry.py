@@ -16,7 +16,10 @@ a rollback puts the record's bytes from before the run back, which is exact only
 run changed it in between (the workers of one ``--all``, or two msd-install commands at
 once). For the same reason a root whose manifest is missing is forgotten only when no run
 holds that root's lock (an uninstall under way there removes the manifest before it forgets
-the root, and must not be forgotten by another run in between).
+the root, and must not be forgotten by another run in between). The record's folders go
+with the record once its lock is let go (the lock file is in one of them); if another run
+records in between, they stay, in use again, and are handed to that run's record
+(``_hand_over``), so that they go with it.
 
 Config files are shared the same way: a file an install created (``~/.codebuddy.json``, which
 CodeBuddy's local and global installs both edit) that its uninstall leaves holding another
@@ -182,28 +185,62 @@ class Registry:
         return None
 
     def drop_if_empty(self, tx: Transaction) -> None:
-        """The last root is gone: the record, the shared folders and the directories made for
-        the record go too (best effort: what stays is at most an empty record or folder)."""
+        """The last steps of an uninstall, once the root's lock is let go. The last root is
+        gone: the record, the shared folders and the directories made for the record go too
+        (best effort: what stays is at most an empty record or folder). Else the shared
+        folders that are empty now go (a root an uninstall recorded before it let go of its
+        lock, and removed since, or was killed before removing), and the record drops them."""
         try:
             with self._lock(tx):
                 doc = self._read()
                 _prune(doc)
                 if doc["roots"]:
+                    shared = [d for d in doc["shared"] if not _gone(tx, Path(d))]
+                    if shared != doc["shared"]:
+                        doc["shared"] = shared
+                        self._write(tx, _dump(doc))
                     return
                 self._spot(tx)  # never a link or a FIFO of someone else's
                 tx.remove(self.path)
         except (OSError, MsdError):
             return
-        folders = [*sorted(doc["dirs"], key=_deepest_first), *doc["shared"]]
+        dirs, shared = sorted(doc["dirs"], key=_deepest_first), doc["shared"]
 
         def remove_folders(committed: bool) -> None:
             # once the lock (whose file is in the first of them) is let go, and only if the
-            # record's removal stands; a folder someone filled in between stays
-            for made in folders if committed else ():
-                with contextlib.suppress(OSError):
-                    Path(made).rmdir()
+            # record's removal stands; a folder someone filled in between stays, and if that
+            # is another run, which records now, the folders are handed to its record
+            for _ in range(3) if committed else ():
+                for made in [*dirs, *shared]:
+                    with contextlib.suppress(OSError):
+                        Path(made).rmdir()
+                if not self.path.parent.is_dir() or self._hand_over(dirs, shared):
+                    return
 
         tx.at_end(remove_folders)
+
+    def _hand_over(self, dirs: list[str], shared: list[str]) -> bool:
+        """The record's folders (``dirs``) and shared folders a dropped record named, that
+        stay because another run is using the record's folder (two commands at once: it
+        found the folders there, and so did not make them): named in the record that run
+        wrote, so that they go with it. Waits for that run to end (it holds the record's
+        lock until then). False when there is no record to hand them to (that run rolled
+        back, or only read): the folders may be empty again."""
+        try:
+            with lock.hold(self.path.parent, poll=_POLL):
+                spot = Spot(None, str(self.path), self.path)
+                if lstat_at(spot) is None:
+                    return False
+                doc = self._read()
+                doc["dirs"] = sorted({*doc["dirs"], *(d for d in dirs if Path(d).is_dir())})
+                more = [d for d in shared if Path(d).is_dir()]
+                doc["shared"] = sorted({*doc["shared"], *more}, key=_deepest_first)
+                write_at(spot, _dump(doc), 0o600)
+        except FileNotFoundError:  # the record's folder went meanwhile
+            return False
+        except (OSError, MsdError):  # best effort: what stays is at most an empty folder
+            pass
+        return True
 
     def confirm(self, root: Path, name: str = MANIFEST_NAME) -> None:
         """The run on ``root`` is complete (its journal gone): the previous digest kept for a
