@@ -99,9 +99,11 @@ def test_a_folder_holding_a_file_of_yours_stays_and_is_reported(tmp_path: Path) 
     assert left == original
 
 
-def test_a_killed_update_puts_the_removed_folder_back(tmp_path: Path) -> None:
-    """Killed at each change of the update in turn: the next run puts the tree back as v1
-    left it, the removed folders included, with their modes."""
+@pytest.mark.parametrize("signal", ["KILL", "TERM"])
+def test_a_killed_update_puts_the_removed_folder_back(tmp_path: Path, signal: str) -> None:
+    """Stopped at each change of the update in turn: the run itself (SIGTERM) or the next
+    run (SIGKILL: from the journal) puts the tree back as v1 left it, the removed folders
+    included, with their modes."""
     home = tmp_path / "home"
     build(home, USER)
     v1 = make_pack(tmp_path / "v1", extra=DROPPED)
@@ -114,9 +116,13 @@ def test_a_killed_update_puts_the_removed_folder_back(tmp_path: Path) -> None:
     after_rmdir = 0
     for k in range(1, 60):
         args = [*claude, "--yes", "--payload", str(v2)]
-        killed = run_cli(args, home, MSD_INSTALL_TEST_SIGNAL=f"{k}:KILL")
+        killed = run_cli(args, home, MSD_INSTALL_TEST_SIGNAL=f"{k}:{signal}")
         if killed.returncode == 0:
             break
+        if signal == "TERM":  # rolled back at once
+            assert killed.returncode == 130, killed.stderr
+            assert snapshot(home) == before, k  # every k up to the last change: the
+            continue  # rmdir among them (the KILL case shows where it is)
         assert killed.returncode == -9, killed.stderr
         after_rmdir += not folder.exists()
         check = run_cli([*claude, "--check"], home)
@@ -124,7 +130,7 @@ def test_a_killed_update_puts_the_removed_folder_back(tmp_path: Path) -> None:
         assert snapshot(home) == before, k
     else:
         raise AssertionError("the update never finished")
-    assert after_rmdir, "no kill came after a folder was removed"
+    assert after_rmdir or signal == "TERM", "no kill came after a folder was removed"
     assert not folder.exists()
 
 
