@@ -145,7 +145,7 @@ def _engine(found: PackFiles, pack: str) -> tuple[DataFile, ...]:
             if text is None:
                 continue
             content = _ROOT_VAR.sub(f"{PLACEHOLDER_ROOT}{pack}/", text).encode("utf-8")
-        executable = bool(found.modes[rel] & 0o111) or top == "bin"
+        executable = found.executable(rel) or top == "bin"
         out.append(DataFile(rel, content, executable))
     return tuple(out)
 
@@ -226,7 +226,7 @@ class _Loader:
             description = self._description(rel, doc)
             extra = tuple(
                 DataFile(f.removeprefix(f"skills/{folder}/"), self._content(f),
-                         bool(self.found.modes[f] & 0o111))
+                         self.found.executable(f))
                 for f in self.found.under(f"skills/{folder}")
                 if f != rel
             )  # fmt: skip

@@ -39,6 +39,11 @@ class PackFiles:
             self.problems.append(f"{rel}: is not UTF-8 text (byte {exc.start})")
             return None
 
+    def executable(self, rel: str) -> bool:
+        """Installed 0755: the pack's copy has an execute bit, or it starts with ``#!`` (a
+        script, run directly, whose bit an archive may have lost); else 0644."""
+        return bool(self.modes[rel] & 0o111) or self.files[rel].startswith(b"#!")
+
     def under(self, folder: str) -> list[str]:
         return sorted(rel for rel in self.files if rel.startswith(f"{folder}/"))
 

@@ -102,7 +102,12 @@ def pack_hooks(
             )
         )  # fmt: skip
     for helper, rel in zip(helpers, helper_rels, strict=True):  # never registered, only needed
-        specs.append(HookSpec(helper, helper, None, None, None, found.files[rel], source=rel))
+        specs.append(
+            HookSpec(
+                helper, helper, None, None, None, found.files[rel], source=rel,
+                executable=found.executable(rel),
+            )
+        )  # fmt: skip
     return tuple(specs)
 
 
