@@ -50,13 +50,13 @@ def prune(new: Manifest, wanted: Iterable[Path], res: Resolution, result: Result
     )
     gone = set(removed)
     for folder in sorted(caches, key=_depth, reverse=True):
-        if _left(folder, gone) == set():
+        if _left(folder, gone, res) == set():
             gone.add(folder)
     dropped: set[str] = set()
     for folder in sorted(candidates, key=_depth, reverse=True):
         if folder in kept or res.blocked(root, folder) is not None:
             continue
-        left = _left(folder, gone)
+        left = _left(folder, gone, res)
         if left is None:  # gone already, or not a folder (a link of yours): not touched
             continue
         if left:
@@ -81,15 +81,16 @@ def _needed(paths: list[Path]) -> set[Path]:
     return out
 
 
-def _left(folder: Path, gone: set[Path]) -> set[str] | None:
-    """The names in ``folder`` once ``gone`` is removed; None: not a folder (a link)."""
+def _left(folder: Path, gone: set[Path], res: Resolution) -> set[str] | None:
+    """The names in ``folder`` once ``gone`` is removed; None: not a folder (a link). In a
+    dry run of a migrating upgrade, what its migrations remove is gone too (``preview``)."""
     try:
         if not stat.S_ISDIR(os.lstat(folder).st_mode):
             return None
         children = list(folder.iterdir())
     except OSError:
         return None
-    return {p.name for p in children if p not in gone}
+    return {p.name for p in children if p not in gone and res.lexists(p)}
 
 
 def _depth(path: Path) -> tuple[int, str]:
