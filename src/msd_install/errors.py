@@ -96,11 +96,16 @@ class PackError(UsageError):
     """A pack given with ``--payload DIR`` is malformed: every problem found, one line each
     (``<file>: <problem>``), reported together before anything is written."""
 
-    def __init__(self, directory: Path, problems: list[str]):
-        count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
+    def __init__(self, directory: Path, problems: list[str], total: int | None = None):
+        # ``total``: the problems found, when ``problems`` shows only the first of them
+        n = len(problems) if total is None else total
+        count = f"{n} problem{'s' if n != 1 else ''}"
         super().__init__(f"not a valid pack ({count}); nothing was written", path=directory)
         self.problems = [" ".join(p.split()) for p in problems]  # one line each, always
         self.directory = directory
+        self.total = total
 
-    def __reduce__(self) -> tuple[type[PackError], tuple[Path, list[str]], dict[str, object]]:
-        return (type(self), (self.directory, self.problems), self.__dict__)
+    def __reduce__(
+        self,
+    ) -> tuple[type[PackError], tuple[Path, list[str], int | None], dict[str, object]]:
+        return (type(self), (self.directory, self.problems, self.total), self.__dict__)

@@ -123,6 +123,11 @@ def resolve_install(
             res.ensure_parent(directory / "_")
     new.state = [new.rel(p) for p in plan.state_files]
     res.steps.extend(config_steps)
+    if old is not None:  # the folders of msd's that this run's removals empty go with them
+        from .emptied import prune
+
+        keep = [*(op.path for op in plan.files), *plan.dirs, *plan.state_files]
+        prune(new, [*keep, *plan.config_files()], res, result)
     listed = set(new.dirs)  # a set: a thousand commands' folders made this list quadratic
     for directory in sorted(res.planned_dirs):
         if directory == plan.root or plan.root.is_relative_to(directory):

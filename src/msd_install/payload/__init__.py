@@ -86,6 +86,9 @@ class HookSpec:
     # ``manual``): kept where the runtime has one there (``HookDialect.event_matchers``), else
     # the hook is not registered (it would run on every such event)
     when: str | None = None
+    # False: a pack's helper that is no script (data, text, a module it imports): installed
+    # 0644 (``runtimes.packs``); a registered hook and every file of MSD Core's are 0755
+    executable: bool = True
 
     def scripts(self) -> tuple[str, ...]:
         """This hook's script and every helper it needs, all under ``<root>/hooks/``."""

@@ -26,7 +26,7 @@ from pathlib import Path
 from ..errors import PackError, PayloadError, UsageError
 from . import PLACEHOLDER_ROOT, Agent, Command, DataFile, Document, Payload, Skill
 from . import split_frontmatter as _split
-from .packfiles import PackFiles, read_pack
+from .packfiles import MAX_PROBLEMS, PackFiles, read_pack
 from .packhooks import pack_hooks
 
 PLUGIN_JSON = ".claude-plugin/plugin.json"
@@ -35,6 +35,7 @@ NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 MAX_NAME = 64  # a skill's name in every runtime that has a limit
 MAX_PACK_NAME = 40
 MAX_DESCRIPTION = 1024
+MAX_WARNINGS = 50  # notes on references to files the pack does not ship: the rest counted
 # folder names a runtime root already uses: a pack's engine folder ``<root>/<pack>/`` must
 # not be one of them
 RESERVED = frozenset(
@@ -67,6 +68,8 @@ def load_pack(directory: Path, tools: frozenset[str], events: frozenset[str]) ->
     if not directory.is_dir() or directory.is_symlink():
         raise UsageError("--payload names no directory (a pack is a folder)", path=directory)
     found = read_pack(directory)
+    if found.stopped:  # a limit: the rest of the pack was not read, nothing more to say
+        raise PackError(directory, found.problems)
     pack = _name(found)
     if not any(rel.split("/")[0] in PARTS for rel in found.files):
         found.problems.append(".: has no commands/, agents/, skills/ or hooks/ (not a pack)")
@@ -96,10 +99,10 @@ def load_pack(directory: Path, tools: frozenset[str], events: frozenset[str]) ->
         else:
             taken[name] = rel
     if found.problems:
-        raise PackError(directory, found.problems)
+        raise PackError(directory, _capped(found.problems), len(found.problems))
     return Payload(
         tuple(commands), tuple(agents), tuple(skills), hooks, engine, (), pack, pack,
-        notes=tuple(loader.warnings),
+        notes=(*loader.warnings, *_unshown(loader.unshown)),
     )  # fmt: skip
 
 
@@ -145,7 +148,7 @@ def _engine(found: PackFiles, pack: str) -> tuple[DataFile, ...]:
             if text is None:
                 continue
             content = _ROOT_VAR.sub(f"{PLACEHOLDER_ROOT}{pack}/", text).encode("utf-8")
-        executable = bool(found.modes[rel] & 0o111) or top == "bin"
+        executable = found.executable(rel) or top == "bin"
         out.append(DataFile(rel, content, executable))
     return tuple(out)
 
@@ -161,7 +164,17 @@ class _Loader:
     ) -> None:
         self.found, self.pack, self.tools = found, pack, tools
         self.agent_names, self.shipped = agents, shipped
+        # every file and every folder above one: a reference is looked up, never searched for
+        self._found_paths = _with_folders(found.files)
+        self._shipped_paths = _with_folders(shipped)
         self.warnings: list[str] = []  # references to what the pack does not ship
+        self.unshown = 0  # warnings past ``MAX_WARNINGS``, counted
+
+    def warn(self, text: str) -> None:
+        if len(self.warnings) < MAX_WARNINGS:
+            self.warnings.append(text)
+        else:
+            self.unshown += 1
 
     def problem(self, rel: str, what: str) -> None:
         self.found.problems.append(f"{rel}: {what}")
@@ -226,7 +239,7 @@ class _Loader:
             description = self._description(rel, doc)
             extra = tuple(
                 DataFile(f.removeprefix(f"skills/{folder}/"), self._content(f),
-                         bool(self.found.modes[f] & 0o111))
+                         self.found.executable(f))
                 for f in self.found.under(f"skills/{folder}")
                 if f != rel
             )  # fmt: skip
@@ -291,21 +304,18 @@ class _Loader:
         for match in _REF.finditer(text):
             what = "@-reference" if match.group("at") else "reference"
             path = posixpath.normpath(match.group("path"))
-            folder = f"{path}/"
             # the whole word as written (``.../icp.<domain>.yaml``), not only the path part
             full = _WORD.match(text, match.start())
             named = (full.group() if full else match.group()).rstrip(".,;:")
             if path.startswith("../") or path == "..":
                 self.problem(rel, f"{what} {named} leaves the pack")
-            elif path not in self.found.files and not any(
-                f.startswith(folder) for f in self.found.files
-            ):
-                self.warnings.append(
+            elif path not in self._found_paths:
+                self.warn(
                     f"{rel}: {what} {named}: no such file in the pack (an example, a "
                     "placeholder or a file made at run time?): rewritten to where it would be"
                 )
-            elif path not in self.shipped and not any(f.startswith(folder) for f in self.shipped):
-                self.warnings.append(
+            elif path not in self._shipped_paths:
+                self.warn(
                     f"{rel}: {what} {named}: that file is not installed as it is (commands/ "
                     "and agents/ are converted for each runtime, files at the top and "
                     "hooks/hooks.json are not installed): rewritten to where it would be"
@@ -337,6 +347,33 @@ class _Loader:
             if base not in self.tools and not _MCP.fullmatch(base):
                 self.problem(rel, f"'{key}' names unknown tool {base!r}")
         return names
+
+
+def _with_folders(paths: set[str] | dict[str, bytes]) -> set[str]:
+    """``paths`` and every folder above each (``a/b/c.md``: also ``a/b`` and ``a``)."""
+    out: set[str] = set()
+    for path in paths:
+        out.add(path)
+        folder = posixpath.dirname(path)
+        while folder and folder not in out:
+            out.add(folder)
+            folder = posixpath.dirname(folder)
+    return out
+
+
+def _capped(problems: list[str]) -> list[str]:
+    """At most ``MAX_PROBLEMS`` lines: a pack of a thousand broken files gets a report a
+    person reads, then the count of the rest."""
+    if len(problems) <= MAX_PROBLEMS:
+        return problems
+    rest = len(problems) - MAX_PROBLEMS
+    return [*problems[:MAX_PROBLEMS], f".: and {rest} more problems, not shown"]
+
+
+def _unshown(count: int) -> tuple[str, ...]:
+    if not count:
+        return ()
+    return (f"and {count} more warnings like these, not shown (fix the ones above first)",)
 
 
 _NAME_LINE = re.compile(r"^name\s*:.*$")

@@ -37,6 +37,9 @@ REGISTRY = "hooks/hooks.json"
 TOOL_EVENTS = (
     "PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"
 )  # fmt: skip
+# each registration is an entry in the runtime's config and runs on its event: a real pack
+# has a handful; this bounds what one hooks.json (up to 1 MiB) can make msd plan and write
+MAX_HOOKS = 100
 RUNNERS = {"python": "python", "python3": "python3", "bash": "bash", "sh": "sh", "node": "node"}
 BY_EXTENSION = {".py": "python3", ".sh": "bash", ".bash": "bash", ".js": "node", ".mjs": "node",
                 ".cjs": "node"}  # fmt: skip
@@ -74,6 +77,11 @@ def pack_hooks(
             continue
         for n, group in enumerate(groups, 1):
             regs += _group(found, event, f"{event}[{n}]", group, tools)
+            if len(regs) > MAX_HOOKS:
+                found.problems.append(
+                    f"{REGISTRY}: more than {MAX_HOOKS} hook commands (a pack's limit)"
+                )
+                return ()
     scripts = sorted({rel for *_, rel, _runner in regs})
     installed = {rel: _installed(pack, rel) for rel in scripts}
     helper_rels = [r for r in found.under("hooks") if r != REGISTRY and r not in installed]
@@ -102,7 +110,12 @@ def pack_hooks(
             )
         )  # fmt: skip
     for helper, rel in zip(helpers, helper_rels, strict=True):  # never registered, only needed
-        specs.append(HookSpec(helper, helper, None, None, None, found.files[rel], source=rel))
+        specs.append(
+            HookSpec(
+                helper, helper, None, None, None, found.files[rel], source=rel,
+                executable=found.executable(rel),
+            )
+        )  # fmt: skip
     return tuple(specs)
 
 
@@ -137,6 +150,8 @@ def _group(
         command = _command(found, here, hook.get("command"))
         if command is not None:
             out.append((event, match, timeout, *command))
+            if len(out) > MAX_HOOKS:  # over the limit already (``pack_hooks``)
+                break
     return out
 
 

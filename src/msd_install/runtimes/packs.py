@@ -70,6 +70,10 @@ def pack_plan(adapter: Adapter, ctx: Context, pack: Payload) -> Plan:
     for skill in pack.skills:
         for op in _skill_files(skill, files, root, pack.namespace, ref):
             files.setdefault(op.path, op)
+    for hook in pack.hooks:  # adapters write hook files 0755: a pack's data helper is 0644
+        at = root / "hooks" / hook.script
+        if not hook.executable and at in files:
+            files[at] = replace(files[at], mode=0o644)
     place = _landing(pack, files, root)
     for path, op in files.items():
         op = _placed(op, place, ref, pack.namespace, lambda p: root_ref(ctx, p))
