@@ -236,11 +236,11 @@ def cli(
         )
         if error is not None:
             progress.close()
-            if isinstance(error, MsdError):
-                error.done = [r.to_json() for r in results]
-                if not as_json:
-                    for result in results:
-                        click.echo(_text(result, ctx, verbose, style, first), color=style.color)
+            # what finished before the error or the signal is reported with it
+            error.done = [r.to_json() for r in results]  # type: ignore[attr-defined]
+            if not as_json:
+                for result in results:
+                    click.echo(_text(result, ctx, verbose, style, first), color=style.color)
             raise error
     code = 1 if any(r.conflicts for r in results) and not uninstall else 0
     if check:
@@ -324,14 +324,18 @@ def _side_by_side(
         progress.step(f"{doing} {labels} ({len(before) + ended}/{total} done)")
 
     rank = {name: i for i, name in enumerate(names)}
-    outcomes = parallel.run_groups(
-        plan,
-        lambda n: one(n, None),
-        rank=rank,
-        workers=workers,
-        progress=shown,
-        forking=progress.paused,
-    )
+    try:
+        outcomes = parallel.run_groups(
+            plan,
+            lambda n: one(n, None),
+            rank=rank,
+            workers=workers,
+            progress=shown,
+            forking=progress.paused,
+        )
+    except KeyboardInterrupt as exc:  # the runs that ended before the signal: reported too
+        ended: list[Result] = getattr(exc, "results", [])
+        return before + sorted(ended, key=lambda r: rank.get(r.runtime, 0)), exc
     results = [o.result for o in outcomes if o.error is None]
     error = next((o.error for o in outcomes if o.error is not None), None)
     return before + results, error
@@ -693,7 +697,8 @@ def _main(argv: list[str] | None) -> None:
         command.main(args=args, prog_name=name, standalone_mode=False)
     except click.exceptions.Abort as exc:
         if isinstance(exc.__context__, KeyboardInterrupt):  # click turns Ctrl-C into Abort
-            _fail(as_json, 130, "interrupted", _interrupted(exc.__context__))
+            done = getattr(exc.__context__, "done", None)
+            _fail(as_json, 130, "interrupted", _interrupted(exc.__context__), done=done)
         _fail(as_json, 130, "aborted", "aborted; nothing was changed")
     except click.ClickException as exc:
         code = 2 if isinstance(exc, click.UsageError) else exc.exit_code
@@ -707,7 +712,8 @@ def _main(argv: list[str] | None) -> None:
         problems = getattr(exc, "problems", None)
         _fail(as_json, exc.exit_code, kind, line, path=exc.path, done=exc.done, more=problems)
     except KeyboardInterrupt as exc:
-        _fail(as_json, 130, "interrupted", _interrupted(exc))
+        done = getattr(exc, "done", None)
+        _fail(as_json, 130, "interrupted", _interrupted(exc), done=done)
     except Exception as exc:  # a bug: keep the traceback, show one line
         log = _write_crash_log(exc)
         own = getattr(exc, "kind", None)  # a worker's crash (parallel.py): its own error

@@ -194,10 +194,22 @@ def run_groups(
 def _interrupt(outcomes: list[Outcome]) -> KeyboardInterrupt:
     """What a signal did, as one process reports it: a run rolled back if any was (a plain
     ``KeyboardInterrupt``); else the runs under way had done their work and were kept
-    (``InterruptedAfterCommitError``, from the worker that says so)."""
+    (``InterruptedAfterCommitError``, from the worker that says so, or made here when every
+    run had ended before the signal came). ``results``: the runs that ended with a result,
+    reported with it."""
     stopped = [o.error for o in outcomes if isinstance(o.error, KeyboardInterrupt)]
     rolled = [e for e in stopped if type(e) is KeyboardInterrupt]
-    return rolled[0] if rolled or not stopped else stopped[0]
+    error: KeyboardInterrupt
+    if rolled or stopped:
+        error = rolled[0] if rolled else stopped[0]
+    elif any(o.error is None for o in outcomes):
+        from .installer.interrupts import InterruptedAfterCommitError
+
+        error = InterruptedAfterCommitError()
+    else:  # no run had started
+        error = KeyboardInterrupt()
+    error.results = [o.result for o in outcomes if o.error is None]  # type: ignore[attr-defined]
+    return error
 
 
 def _stop_all(running: dict[int, _Worker]) -> None:

@@ -197,3 +197,49 @@ def test_a_signal_is_reported_as_what_it_did_to_the_runs(
     with pytest.raises(KeyboardInterrupt) as caught:
         parallel.run_groups(plan, run_one, rank=rank, workers=2)
     assert type(caught.value) is raised
+
+
+def test_a_signal_once_every_run_ended_reports_them_all_kept(tmp_path: Path) -> None:
+    """A SIGTERM that reaches the parent after every worker ended (their runs committed)
+    is exit 130 "kept, nothing else was started", and the --json document lists every run
+    that ended (it was an internal error, exit 3, with no results)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    assert run_cli(["--claude", "--global", "--yes"], home).returncode == 0  # the record first
+    proc = _start(home, "--json")
+    try:
+        deadline = time.monotonic() + 30
+        while not _children(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        os.kill(proc.pid, signal.SIGSTOP)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            states = [_state(k) for k in _children(proc.pid)]
+            if all(s in ("Z", "") for s in states):
+                break
+            time.sleep(0.02)
+        os.kill(proc.pid, signal.SIGTERM)
+        os.kill(proc.pid, signal.SIGCONT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert "internal error" not in err
+    assert err.strip() == f"msd-install: {interrupts_line()}"
+    doc = json.loads(out)
+    assert doc["exit_code"] == 130 and doc["error"]["kind"] == "interrupted"
+    ended = [r["runtime"] for r in doc["results"]]
+    assert ended and len(set(ended)) == len(ended)  # the runs of the workers that ran
+    for result in doc["results"]:
+        assert (Path(result["root"]) / "msd-file-manifest.json").is_file()
+    assert not list(home.rglob(".msd-journal"))
+    health = run_cli(["doctor", "--json"], home)
+    installed = {i["runtime"] for i in json.loads(health.stdout)["installs"] if i["installed"]}
+    assert installed == {*ended, "claude"}  # what was reported, and nothing else started
+
+
+def interrupts_line() -> str:
+    from msd_install.cli import INTERRUPTED_AFTER
+
+    return INTERRUPTED_AFTER

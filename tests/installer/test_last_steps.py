@@ -126,7 +126,14 @@ def _kill_at(k: int) -> Callable[[], None]:
 
 
 @pytest.mark.parametrize(
-    "then", ["uninstall again", "uninstall again beside another", "reinstall", "another runtime"]
+    "then",
+    [
+        "uninstall again",
+        "uninstall again beside another",
+        "reinstall",
+        "another runtime",
+        "made again by you",
+    ],
 )
 def test_a_root_left_empty_by_a_kill_at_its_removal_goes_with_a_later_uninstall(
     tmp_path: Path, then: str
@@ -157,7 +164,19 @@ def test_a_root_left_empty_by_a_kill_at_its_removal_goes_with_a_later_uninstall(
         if root.is_dir():
             break
     assert root.is_dir() and not any(root.iterdir()), k
-    if then.startswith("uninstall again"):
+    if then == "made again by you":  # the record names the folder; this one is yours
+        assert run_cli(["--cursor", "--global", "--yes"], home).returncode == 0
+        (home / "new").mkdir()  # made while the old one is there: another folder (an
+        root.rmdir()  # inode number freed by an rmdir may be given to the next mkdir)
+        (home / "new").rename(root)
+        proc = run_cli(["--claude", "--global", "--yes"], home)
+        assert proc.returncode == 0, proc.stderr
+        for name in ("claude", "cursor"):
+            proc = run_cli([f"--{name}", "--global", "--yes", "--uninstall"], home)
+            assert proc.returncode == 0, proc.stderr
+        assert root.is_dir()  # empty, and not msd's: never removed by an unrelated run
+        root.rmdir()
+    elif then.startswith("uninstall again"):
         proc = run_cli(uninstall, home)
         assert proc.returncode == 0, proc.stderr
         assert not root.exists()  # at once, even while the record lists another install

@@ -27,7 +27,7 @@ from typing import Any
 
 from msd_install import __version__
 from msd_install.installer import engine
-from msd_install.installer.context import Context, resolved_interpreter
+from msd_install.installer.context import GLOBAL, LOCAL, Context, resolved_interpreter
 from msd_install.installer.fs import Transaction
 from msd_install.installer.manifest import MANIFEST_NAME
 from msd_install.installer.plan import ConfigEntry, FileOp, Plan
@@ -40,12 +40,14 @@ VERSIONS = ("0.0.1", "0.0.2")
 NEW_HOOK, OLD_HOOK = "msd-secret-read-guard", "msd-secret-guard"
 
 
-def context(home: Path) -> Context:
+def context(home: Path, project: Path | None = None) -> Context:
     """The context the CLI builds for ``msd-install --<runtime> --global`` in ``home``
-    (tests/helpers.cli_env: HOME and XDG_STATE_HOME under it)."""
+    (tests/helpers.cli_env: HOME and XDG_STATE_HOME under it); with ``project``, for
+    ``--local`` run there."""
     return Context(
         home=home,
-        cwd=home,
+        cwd=project or home,
+        scope=LOCAL if project is not None else GLOBAL,
         interpreter=resolved_interpreter(),
         state_dir=home / ".local/state/msd",
     )
@@ -109,10 +111,13 @@ def old_plan(plan: Plan, version: str) -> Plan:
     )
 
 
-def install_version(home: Path, version: str, runtime: str = "claude") -> Path:
-    """Install ``runtime`` (global) in ``home`` as ``version`` did; returns the root."""
+def install_version(
+    home: Path, version: str, runtime: str = "claude", project: Path | None = None
+) -> Path:
+    """Install ``runtime`` (global in ``home``; with ``project``, local there) as
+    ``version`` did; returns the root."""
     assert version in VERSIONS, version
-    ctx = context(home)
+    ctx = context(home, project)
     plan = old_plan(ADAPTERS[runtime].plan(ctx, load()), version)
     engine.install(plan, ctx)
     manifest = plan.root / MANIFEST_NAME

@@ -82,3 +82,48 @@ def test_the_dry_run_of_a_migration_of_toml_and_yaml_config_reports_the_real_run
     assert report(dry) == report(real)
     verbs = {a["verb"] for a in real["results"][0]["actions"]}
     assert "migrate" in verbs and "remove" not in verbs, verbs
+
+
+def _core_out(home: Path, root: Path) -> Path:
+    (home / "outside").mkdir()
+    (root / "msd-core").symlink_to(home / "outside")
+    return home / "outside"
+
+
+def _hooks_out(home: Path, root: Path) -> Path:
+    (root / "hooks").rename(home / "hooks-out")
+    (root / "hooks").symlink_to(home / "hooks-out")
+    return home / "hooks-out"
+
+
+def _settings_out(home: Path, root: Path) -> Path:
+    (home / "dot").mkdir()
+    (root / "settings.json").rename(home / "dot" / "settings.json")
+    (root / "settings.json").symlink_to(home / "dot" / "settings.json")
+    return home / "dot"
+
+
+@pytest.mark.parametrize("outside", [_core_out, _hooks_out, _settings_out])
+def test_a_local_migration_never_goes_through_a_link_out_of_the_project(
+    tmp_path: Path, outside: Any
+) -> None:
+    """A --local upgrade whose migrations would move, remove or rewrite through a symlink
+    leading out of the project leaves that path alone and names it (as resolution does
+    without a migration): the real run does not stop at the link, changes nothing outside
+    the project, and its dry run reports it exactly."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    root = install_version(tmp_path, "0.0.1", "claude", project)
+    away = outside(tmp_path, root)
+    there = snapshot(away, stat=True)
+    args = ["--claude", "--local", "--yes"]
+    before = snapshot(tmp_path, stat=True)
+    dry = run_cli([*args, "--dry-run", "--json"], tmp_path, project)
+    assert snapshot(tmp_path, stat=True) == before
+    real = run_cli([*args, "--json"], tmp_path, project)
+    assert real.returncode == dry.returncode == 1, real.stdout + real.stderr
+    import json
+
+    assert report(json.loads(dry.stdout)) == report(json.loads(real.stdout))
+    assert "leads out of the project (a symlink)" in real.stdout
+    assert snapshot(away, stat=True) == there  # nothing outside the project was touched

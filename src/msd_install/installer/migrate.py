@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .configdoc import ConfigDoc
 from .configedit import open_doc, refused
-from .confine import read_plain
+from .confine import inside, read_plain
 from .fs import read_file, sha256_bytes
 from .manifest import ConfigOp, Manifest
 from .manifest import MigrationRecord as Applied
@@ -53,7 +53,7 @@ def migrate(
     if not old.trusted:  # a foreign manifest has lost its markers: nothing to migrate with
         return out
     todo = pending(old, migrations)
-    run = _Run(out.manifest, result)
+    run = _Run(out.manifest, result, project)
     if todo:  # only then the operations' classes (none is created on a run with none)
         from .migration import View
 
@@ -67,9 +67,12 @@ def migrate(
 
 
 class _Run:
-    def __init__(self, manifest: Manifest, result: Result) -> None:
+    def __init__(self, manifest: Manifest, result: Result, fence: Path | None = None) -> None:
         self.manifest = manifest
         self.result = result
+        # a --local run's project: nothing is moved, removed or rewritten through a symlink
+        # that leads out of it (resolution then meets the link as it does without a migration)
+        self.fence = fence
         self.steps: list[Step] = []
         self.planned: set[Path] = set()
         self.emptied: set[Path] = set()  # folders a move may leave empty
@@ -92,6 +95,15 @@ class _Run:
         else:
             self._rewrite(op, why)
 
+    def _escapes(self, path: Path, why: str, what: str) -> bool:
+        """Does ``path`` lead out of the project through a symlink? If so, it is named."""
+        if self.fence is None or not path.is_relative_to(self.fence):
+            return False
+        if inside(path, self.fence):
+            return False
+        self.result.add("skip", path, f"{why}: not {what}, it leads out of the project (a symlink)")
+        return True
+
     def _ours(self, rel: str) -> bytes | None:
         """The bytes at ``rel`` when the manifest records them as ours, unchanged."""
         record = self.manifest.files.get(rel)
@@ -111,6 +123,8 @@ class _Run:
         record = m.files.get(op.src)
         if not is_state and (record is None or record.get("adopted")):
             return  # a file that was the user's before msd-install: theirs, where it is
+        if self._escapes(src, why, "moved") or self._escapes(dst, why, "moved"):
+            return
         # a file an earlier migration of this run moved here is not on disk yet: its bytes
         earlier = self.moved.get(src)
         data = earlier[0] if earlier else read_plain(src)
@@ -143,9 +157,9 @@ class _Run:
         self.result.add("migrate", dst, f"{why}: moved from {op.src}{mine}")
 
     def _remove(self, op: RemoveIfOurs, why: str) -> None:
-        if self._ours(op.rel) is None:
-            return
         path = self.manifest.abs(op.rel)
+        if self._ours(op.rel) is None or self._escapes(path, why, "removed"):
+            return
         self.steps.append(Remove(path))
         del self.manifest.files[op.rel]
         root = self.manifest.root
@@ -161,6 +175,8 @@ class _Run:
     def _rewrite(self, op: RewriteValue, why: str) -> None:
         for rel, found in self._ops(op.label):
             path = self.manifest.abs(rel)
+            if rel not in self.docs and self._escapes(path, why, "rewritten"):
+                continue
             if rel not in self.docs:
                 raw = read_file(path)
                 if raw is None:

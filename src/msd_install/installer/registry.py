@@ -51,6 +51,7 @@ from .manifestcheck import JOURNAL_DIR, MANIFEST_MAX_BYTES, MANIFEST_NAME, PACK_
 REGISTRY_NAME = "manifests.json"
 FORMAT = 1
 MAX_BYTES = 4 << 20
+HAND_OVER_WAIT = 2.0  # seconds an ending uninstall waits to hand its folders to a recorder
 MAX_SHARED = 4096  # shared folders kept in the record: a bound on a file that is read often
 _POLL = 0.005  # the record's lock is held briefly: try again soon
 
@@ -176,8 +177,13 @@ class Registry:
                 if isinstance(before, str):
                     doc["previous"][key] = before
                 _prune(doc)
+                ids = doc["shared_ids"]
+                for folder in kept:  # which folder it is: one made again later is not ours
+                    for found in _dir_ids(folder):  # (this install's: made by it, or since)
+                        ids[str(folder)] = found
                 shared = sorted({*doc["shared"], *(str(d) for d in kept)}, key=_deepest_first)
-                doc["shared"] = [d for d in shared if not _gone(tx, Path(d))]
+                doc["shared"] = [d for d in shared if not _gone(tx, Path(d), ids.get(d))]
+                doc["shared_ids"] = {d: ids[d] for d in doc["shared"] if d in ids}
                 doc["files"] = _handed(doc["files"], files)
                 self._write(tx, _dump(doc))
         except (OSError, MsdError) as exc:
@@ -194,17 +200,22 @@ class Registry:
             with self._lock(tx):
                 doc = self._read()
                 _prune(doc)
-                if doc["roots"]:
-                    shared = [d for d in doc["shared"] if not _gone(tx, Path(d))]
+                if doc["roots"]:  # only folders whose identity was recorded (never a name
+                    ids = doc["shared_ids"]  # alone: a folder made there since is not ours)
+                    shared = [
+                        d for d in doc["shared"] if d not in ids or not _gone(tx, Path(d), ids[d])
+                    ]
                     if shared != doc["shared"]:
                         doc["shared"] = shared
+                        doc["shared_ids"] = {d: ids[d] for d in shared if d in ids}
                         self._write(tx, _dump(doc))
                     return
                 self._spot(tx)  # never a link or a FIFO of someone else's
                 tx.remove(self.path)
         except (OSError, MsdError):
             return
-        dirs, shared = sorted(doc["dirs"], key=_deepest_first), doc["shared"]
+        dirs, ids = sorted(doc["dirs"], key=_deepest_first), doc["shared_ids"]
+        shared = [d for d in doc["shared"] if d not in ids or _dir_ids(Path(d)) in ((), (ids[d],))]
 
         def remove_folders(committed: bool) -> None:
             # once the lock (whose file is in the first of them) is let go, and only if the
@@ -227,7 +238,9 @@ class Registry:
         lock until then). False when there is no record to hand them to (that run rolled
         back, or only read): the folders may be empty again."""
         try:
-            with lock.hold(self.path.parent, poll=_POLL):
+            # bounded: this runs sealed (no signal stops it) after the commit; a run holding
+            # the lock longer (stopped by Ctrl-Z) keeps the folders, empty at worst
+            with lock.hold(self.path.parent, timeout=HAND_OVER_WAIT, poll=_POLL):
                 spot = Spot(None, str(self.path), self.path)
                 if lstat_at(spot) is None:
                     return False
@@ -235,6 +248,9 @@ class Registry:
                 doc["dirs"] = sorted({*doc["dirs"], *(d for d in dirs if Path(d).is_dir())})
                 more = [d for d in shared if Path(d).is_dir()]
                 doc["shared"] = sorted({*doc["shared"], *more}, key=_deepest_first)
+                for folder in more:
+                    for found in _dir_ids(Path(folder)):
+                        doc["shared_ids"][folder] = found
                 write_at(spot, _dump(doc), 0o600)
         except FileNotFoundError:  # the record's folder went meanwhile
             return False
@@ -317,6 +333,7 @@ class Registry:
             "shared": [],
             "previous": {},
             "files": {},
+            "shared_ids": {},
         }
         try:
             # never through a link, and never blocking on a FIFO put in its place
@@ -343,6 +360,7 @@ class Registry:
         roots = {k: v for k, v in doc["roots"].items() if isinstance(v, str)}
         shared = _paths(doc.get("shared", []))
         files = _files(doc.get("files", {}))
+        shared_ids = {d: ids for d, ids in _files(doc.get("shared_ids", {})).items() if d in shared}
         previous = doc.get("previous", {})
         previous = {
             k: v
@@ -356,7 +374,17 @@ class Registry:
             "shared": shared,
             "previous": previous,
             "files": files,
+            "shared_ids": shared_ids,
         }
+
+
+def _dir_ids(folder: Path) -> tuple[tuple[int, int], ...]:
+    """``((device, inode),)`` of the folder (never through a link), or ``()``."""
+    try:
+        st = os.lstat(folder)
+    except OSError:
+        return ()
+    return ((st.st_dev, st.st_ino),) if stat.S_ISDIR(st.st_mode) else ()
 
 
 def _paths(value: Any) -> list[str]:
@@ -454,10 +482,13 @@ def _deepest_first(folder: str) -> int:
     return -len(Path(folder).parts)
 
 
-def _gone(tx: Transaction, folder: Path) -> bool:
+def _gone(tx: Transaction, folder: Path, ids: tuple[int, int] | None = None) -> bool:
     """Remove ``folder`` if it is an empty directory; True when the record can drop it (gone,
-    removed, or no longer a directory of ours: a file or a link now)."""
+    removed, or no longer a directory of ours: a file or a link now, or, with ``ids``, not
+    the folder recorded: one made at that name since is someone else's, left as it is)."""
     if folder.is_symlink() or not folder.is_dir():
+        return True
+    if ids is not None and _dir_ids(folder) != (ids,):
         return True
     return tx.rmdir(folder)
 
@@ -468,6 +499,6 @@ def _key(root: Path, name: str = MANIFEST_NAME) -> str:
 
 
 def _dump(doc: dict[str, Any]) -> bytes:
-    if not doc.get("files"):  # the record as it was before shared files: no churn
-        doc = {k: v for k, v in doc.items() if k != "files"}
+    # the record as it was before shared files and folders' identities: no churn
+    doc = {k: v for k, v in doc.items() if k not in ("files", "shared_ids") or v}
     return (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode()

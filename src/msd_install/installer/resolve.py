@@ -119,6 +119,8 @@ def resolve_install(
     _remove_stale(plan, old, new, res, result)
     _drop_untracked_backups(new, result)
     for directory in plan.dirs:
+        if res.blocked(plan.root, directory) is not None:
+            continue  # behind a link out of the project: its files are conflicts, named
         if not res.exists(directory) and directory not in res.planned_dirs:
             res.ensure_parent(directory / "_")
     new.state = [new.rel(p) for p in plan.state_files]
@@ -457,6 +459,9 @@ def _remove_stale(
             continue
         path = old.abs(rel)
         backup = next((b for b in new.backups if b["path"] == rel), None)
+        if (why := res.blocked(plan.root, path)) is not None:  # never through that link
+            result.add("skip", path, f"no longer part of msd, but {why}: kept")
+            continue
         current = res.read_plain(path)
         if current is None and res.lexists(path):
             result.add("skip", path, "no longer part of msd, and not a plain file: kept")
