@@ -106,3 +106,75 @@ def test_too_many_hook_commands(tmp_path: Path) -> None:
     ok = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [command] * 100}]}}
     (pack / "hooks/hooks.json").write_text(json.dumps(ok))
     assert run_cli([*CLAUDE, "--payload", str(pack)], home).returncode == 0
+
+
+DEEP_JSON = '{"hooks": {"PreToolUse": ' + "[" * 200_000 + "]" * 200_000 + "}}"
+
+
+@pytest.mark.parametrize(
+    ("rel", "text", "problem"),
+    [
+        ("hooks/hooks.json", DEEP_JSON, "hooks/hooks.json: is not valid JSON (nested too deeply)"),
+        (
+            ".claude-plugin/plugin.json",
+            '{"name": "acme", "x": ' + "[" * 200_000 + "]" * 200_000 + "}",
+            ".claude-plugin/plugin.json: is not valid JSON (nested too deeply)",
+        ),
+        (
+            "commands/deep.md",
+            "---\ndescription: deep\nfoo: " + "[" * 30_000 + "]" * 30_000 + "\n---\nBody.\n",
+            "nested more than 1000 levels deep",
+        ),
+    ],
+    ids=["hooks.json", "plugin.json", "frontmatter"],
+)
+def test_a_file_nested_too_deeply_for_its_parser_is_one_line(
+    tmp_path: Path, rel: str, text: str, problem: str
+) -> None:
+    """A JSON file nested past Python's recursion limit, a YAML frontmatter nested past what
+    libyaml's C parser survives (it died of SIGSEGV, exit 139, no message): one line."""
+    home = tmp_path / "home"
+    home.mkdir()
+    pack = make_pack(tmp_path / "acme", extra={rel: text})
+    lines = _refused(pack, home)
+    assert any(problem in line for line in lines), lines
+    assert len(lines) <= 3, lines
+
+
+def test_warnings_on_scripts_using_the_plugin_root_are_capped(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    scripts = {f"hooks/w{i:03d}.sh": "#!/bin/sh\necho ${CLAUDE_PLUGIN_ROOT}\n" for i in range(120)}
+    pack = make_pack(tmp_path / "acme", extra=scripts)
+    proc = run_cli([*CLAUDE, "--payload", str(pack), "--json"], home)
+    assert proc.returncode == 0, proc.stderr
+    (result,) = json.loads(proc.stdout)["results"]
+    using = [n for n in result["notes"] if "uses ${CLAUDE_PLUGIN_ROOT}" in n]
+    assert len(using) == 50
+    assert (
+        "pack acme: and 70 more scripts using ${CLAUDE_PLUGIN_ROOT}, not shown" in (result["notes"])
+    )
+
+
+def test_a_path_too_long_to_reach_is_one_line(tmp_path: Path) -> None:
+    """A file whose full path is longer than the system takes (ENAMETOOLONG at stat)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    deep = tmp_path
+    for part in ("p" * 250, "q" * 250, "r" * 250, "s" * 250, "t" * 250):  # a long path
+        deep = deep / part
+    pack = make_pack(deep / "acme")
+    folder = pack / "references"
+    fd = os.open(folder, os.O_RDONLY)
+    try:  # made relative to a descriptor: each step short, the whole path over PATH_MAX
+        for _ in range(11):
+            os.mkdir("d" * 250, dir_fd=fd)
+            inner = os.open("d" * 250, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        os.close(os.open("f" * 200 + ".md", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd))
+    finally:
+        os.close(fd)
+    lines = _refused(pack, home)
+    assert "internal error" not in "\n".join(lines)
+    assert any("File name too long" in line or "nested more than" in line for line in lines)

@@ -170,3 +170,27 @@ def test_msd_core_upgrade_that_drops_a_folder(tmp_path: Path) -> None:
     (root / "x/yours.md").unlink()
     uninstall_claude(_ctx(tmp_path), root)
     assert snapshot(tmp_path) == before
+
+
+def test_a_folder_filled_after_resolution_is_reported_and_left_yours(tmp_path: Path) -> None:
+    """A file saved into a folder between the decision to remove it and its removal keeps
+    the folder, and the run says so (it is no longer listed: yours, with your file)."""
+    root = tmp_path / "root"
+    root.mkdir()
+    before = snapshot(tmp_path)
+    v1 = {"keep/a.md": b"a\n", "gone/c.md": b"c\n"}
+    engine.install(_plan(root, v1), _ctx(tmp_path))
+
+    def meanwhile(_change: int) -> None:  # before the run's first change, once resolved
+        if not (root / "gone/notes.txt").exists():
+            (root / "gone/notes.txt").write_text("mine\n")
+
+    result = engine.install(_plan(root, {"keep/a.md": b"a\n"}), _ctx(tmp_path), fault=meanwhile)
+    skips = [(a.path, a.detail) for a in result.actions if a.verb == "skip"]
+    assert skips == [(root / "gone", "directory not empty: kept, yours now")]
+    assert (root / "gone/notes.txt").read_text() == "mine\n"
+    assert not (root / "gone/c.md").exists()
+    (root / "gone/notes.txt").unlink()
+    (root / "gone").rmdir()  # yours: removed by you, as you put a file in it
+    uninstall_claude(_ctx(tmp_path), root)
+    assert snapshot(tmp_path) == before

@@ -64,6 +64,7 @@ def prune(new: Manifest, wanted: Iterable[Path], res: Resolution, result: Result
             continue
         gone.add(folder)
         res.steps.append(RemoveDirIfEmpty(folder))
+        res.pruned.add(folder)
         dropped.add(new.rel(folder))
     if dropped:
         new.dirs = [d for d in new.dirs if d not in dropped]

@@ -151,7 +151,9 @@ def _install(
                     plan, ctx, old, result, root_created=made, applied=applied, shipped=shipped
                 )
                 guard = Guard(plan.root, bounds().config_files, res.follow_links, res.fence)
-                execute(res.steps, tx, guard)
+                for kept in execute(res.steps, tx, guard):
+                    if kept in res.pruned:  # filled since resolution decided: yours now
+                        result.add("skip", kept, "directory not empty: kept, yours now")
                 note = registry.record(tx, plan.root, res.digest, name)
                 result.notes.extend([note] if note else [])
             registry.confirm(plan.root, name)

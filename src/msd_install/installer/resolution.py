@@ -41,6 +41,9 @@ class Resolution:
     # a dry run of a migrating upgrade: the tree as the migrations would leave it (``preview``),
     # asked before the disk, so that the dry run decides what the real run decides
     preview: Preview | None = None
+    # folders of msd's an upgrade empties, to be removed (``emptied.prune``): one filled by
+    # the time it is removed stays, and is reported (it is no longer listed: yours now)
+    pruned: set[Path] = field(default_factory=set)
 
     def blocked(self, root: Path, path: Path) -> str | None:
         """Why ``path`` is not reached in this run (a component that is a symlink leading out

@@ -59,6 +59,10 @@ def _safe(text: str) -> Any:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
+    from ..yamldepth import MAX_FLOW_DEPTH, too_deep
+
+    if too_deep(text):  # libyaml's C parser would die of it (SIGSEGV): ``yamldepth``
+        raise YamlSyntaxError(f"nested more than {MAX_FLOW_DEPTH} levels deep")
     docs: list[Any] | None = None
     with warnings.catch_warnings():  # a reused anchor is valid YAML: no noise on stderr
         warnings.simplefilter("ignore")

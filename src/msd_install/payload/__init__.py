@@ -142,8 +142,9 @@ def split_frontmatter(relpath: str, text: str) -> Document:
     if meta is None:
         try:
             meta = slow_parse(block)
-        except yaml_error() as exc:
-            raise PayloadError(f"payload file {relpath}: bad frontmatter: {exc}") from None
+        except (yaml_error(), ValueError, RecursionError) as exc:
+            why = "nested too deeply" if isinstance(exc, RecursionError) else exc
+            raise PayloadError(f"payload file {relpath}: bad frontmatter: {why}") from None
     if not isinstance(meta, dict):
         raise PayloadError(f"payload file {relpath}: frontmatter is not a mapping")
     body = "" if end < 0 else text[end + 1 :]

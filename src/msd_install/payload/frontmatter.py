@@ -74,9 +74,14 @@ def _yaml() -> Any:
 
 
 def slow_parse(text: str) -> Any:
-    """ruamel.yaml's reading of ``text`` (raises its YAMLError)."""
+    """ruamel.yaml's reading of ``text`` (raises its YAMLError; a ValueError for a text
+    nested deeper than the C parser survives: ``yamldepth``)."""
     from io import StringIO
 
+    from ..yamldepth import MAX_FLOW_DEPTH, too_deep
+
+    if too_deep(text):
+        raise ValueError(f"nested more than {MAX_FLOW_DEPTH} levels deep")
     return _yaml().load(StringIO(text))
 
 

@@ -114,8 +114,8 @@ def _name(found: PackFiles) -> str:
         text = found.text(PLUGIN_JSON)
         try:
             doc = json.loads(text) if text is not None else {}
-        except ValueError as exc:
-            found.problems.append(f"{PLUGIN_JSON}: is not valid JSON ({exc})")
+        except (ValueError, RecursionError) as exc:  # nested too deep for the parser
+            found.problems.append(f"{PLUGIN_JSON}: is not valid JSON ({_json_error(exc)})")
             doc = {}
         if not isinstance(doc, dict):
             found.problems.append(f"{PLUGIN_JSON}: is not a JSON object")
@@ -368,6 +368,10 @@ def _capped(problems: list[str]) -> list[str]:
         return problems
     rest = len(problems) - MAX_PROBLEMS
     return [*problems[:MAX_PROBLEMS], f".: and {rest} more problems, not shown"]
+
+
+def _json_error(exc: Exception) -> str:
+    return str(exc) if isinstance(exc, ValueError) else "nested too deeply"
 
 
 def _unshown(count: int) -> tuple[str, ...]:

@@ -81,7 +81,11 @@ def read_pack(directory: Path) -> PackFiles:
                 continue
             rel = f"{prefix}{entry.name}"
             bad = _bad_name(entry.name)
-            st = None if bad else entry.stat(follow_symlinks=False)
+            try:
+                st = None if bad else entry.stat(follow_symlinks=False)
+            except OSError as exc:  # a name too long to reach, one gone since it was listed
+                found.problems.append(f"{rel}: cannot be read ({exc.strerror})")
+                continue
             if st is None:
                 found.problems.append(f"{ascii(rel)[1:-1]}: its name {bad}")
             elif stat.S_ISLNK(st.st_mode):

@@ -60,8 +60,9 @@ def pack_hooks(
         return ()
     try:
         doc = json.loads(text)
-    except ValueError as exc:
-        found.problems.append(f"{REGISTRY}: is not valid JSON ({exc})")
+    except (ValueError, RecursionError) as exc:  # nested too deep for the parser
+        why = exc if isinstance(exc, ValueError) else "nested too deeply"
+        found.problems.append(f"{REGISTRY}: is not valid JSON ({why})")
         return ()
     events = doc.get("hooks") if isinstance(doc, dict) else None
     if not isinstance(events, dict):

@@ -23,7 +23,7 @@ from ..installer.claims import refuse_claimed
 from ..installer.context import Context
 from ..installer.plan import MEMBER, ConfigEntry, FileOp, Plan
 from ..payload import Payload, Skill
-from ..payload.pack import load_pack
+from ..payload.pack import MAX_WARNINGS, load_pack
 from ._base import Adapter, rewrite, root_ref
 from .adapters import ADAPTERS
 from .bounds import core_bounds
@@ -159,13 +159,22 @@ def _hook_notes(adapter: Adapter, pack: Payload) -> list[str]:
                 f"pack {pack.namespace}: {where} not registered: {adapter.label} has no "
                 f"{hook.event} hook event"
             )
-    for hook in {h.script: h for h in pack.hooks}.values():
-        if _PLUGIN_ROOT.search(hook.content.decode("utf-8", "replace")):
-            notes.append(
-                f"pack {pack.namespace}: warning: {hook.source or hook.script} uses "
-                "${CLAUDE_PLUGIN_ROOT}, which is not set when the runtime runs it: find the "
-                "pack's files from the script's own folder instead"
-            )
+    using = [
+        hook
+        for hook in {h.script: h for h in pack.hooks}.values()
+        if _PLUGIN_ROOT.search(hook.content.decode("utf-8", "replace"))
+    ]
+    for hook in using[:MAX_WARNINGS]:  # as many as the pack's other warnings, the rest counted
+        notes.append(
+            f"pack {pack.namespace}: warning: {hook.source or hook.script} uses "
+            "${CLAUDE_PLUGIN_ROOT}, which is not set when the runtime runs it: find the "
+            "pack's files from the script's own folder instead"
+        )
+    if len(using) > MAX_WARNINGS:
+        notes.append(
+            f"pack {pack.namespace}: and {len(using) - MAX_WARNINGS} more scripts using "
+            "${CLAUDE_PLUGIN_ROOT}, not shown"
+        )
     return notes
 
 
