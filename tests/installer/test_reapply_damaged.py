@@ -196,3 +196,34 @@ def test_a_conflicts_folder_you_may_not_look_into_holds_up_its_set_in_every_run(
             assert "cannot be looked at (Permission denied): not read" in proc.stdout
             assert f"the set msd-local-patches/{first.name} is left as it is" in proc.stdout
         assert (home / ".claude" / PLAN).read_bytes() == MERGED
+
+
+def test_a_set_held_up_while_earlier_ones_merged_is_merged_once_released(tmp_path: Path) -> None:
+    """Sets 1-2 merge while set 3 is held up (its conflicted merge a FIFO). Once you move
+    the FIFO away, --reapply merges set 3's edits into the file the earlier merge made: they
+    were never in it, and taking the set for "merged already" let --done remove the only
+    copy of them."""
+    root = tmp_path / ".claude"
+    lines = [b"# Plan\n"] + [b"line %d\n" % i for i in range(1, 31)]
+    version = list(lines)
+    install(tmp_path, {PLAN: b"".join(version), "other.md": OTHER})
+    for k in (1, 2, 3):  # your edit k, on its own line; msd changes only the title
+        text = (root / PLAN).read_bytes().replace(b"line %d\n" % (10 * k), b"edit %d\n" % k)
+        (root / PLAN).write_bytes(text)
+        version[0] = b"# Plan v%d\n" % (k + 1)
+        install(tmp_path, {PLAN: b"".join(version), "other.md": OTHER})
+    sets = sorted((root / "msd-local-patches").iterdir())
+    assert len(sets) == 3
+    fifo, _problem = damage(sets[2] / "conflicts" / PLAN, "fifo", tmp_path)
+    assert reapply(tmp_path).returncode == 1
+    text = (root / PLAN).read_bytes()
+    assert b"edit 1\n" in text and b"edit 2\n" in text and b"edit 3\n" not in text
+    fifo.unlink()
+    proc = reapply(tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"your edits from msd-local-patches/{sets[2].name}/user/{PLAN} merged" in proc.stdout
+    proc = reapply(tmp_path, "--done")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    text = (root / PLAN).read_bytes()
+    assert all(b"edit %d\n" % k in text for k in (1, 2, 3)) and text.startswith(b"# Plan v4\n")
+    assert not (root / "msd-local-patches").exists(), proc.stdout

@@ -98,10 +98,11 @@ def removal(patch_set: PatchSet) -> list[Step]:
             if rel is None:
                 continue
             path = patch_set.directory / rel
+            # the folders of a conflicted merge you moved away go too, once empty
+            folders.update(p for p in path.parents if p.is_relative_to(patch_set.directory))
             if rel == aside(entry["path"]) and not os.path.lexists(path):
                 continue
             steps.append(Remove(path))
-            folders.update(p for p in path.parents if p.is_relative_to(patch_set.directory))
     steps.append(Remove(patch_set.directory / PATCH_FILE))
     for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
         steps.append(RemoveDirIfEmpty(folder))

@@ -246,17 +246,27 @@ def _file(run: Reapply, patch_set: PatchSet, entry: PatchEntry) -> bool:
         if current is None:
             result.add("conflict", path, "missing: run msd-install to put it back, then --reapply")
             return False
+        before = False  # the file is an earlier --reapply's merge (of this set, or another's)
         if sha256_bytes(current) != record["sha256"]:
             if record.get("patched") is None and _copied_in(run, patch_set, rel, current):
                 return True
             if os.path.lexists(patch_set.directory / aside(rel)):
                 return _aside_before(run, patch_set, rel, current)
-            return _merged_before(run, path, record.get("patched"), current, (base, yours))
+            done = _merged_before(run, path, record.get("patched"), current, (base, yours))
+            if done is not None:
+                return done
+            if patch_set.name in run.edited:  # your saved copy, changed since: merged once,
+                result.add("identical", path, "your edits are merged already")  # by hand
+                return True  # from now on (--done keeps the set and says so)
+            before = True  # this set's edits merged into it now, unless they are there
         new = current
     label = f"{manifest.runtime} {__version__}"
     outcome = merge(base, yours, new, label=label)
     if outcome.content == new:
-        result.add("identical", path, "your edits are in this version already")
+        said = (
+            "your edits are merged already" if before else "your edits are in this version already"
+        )
+        result.add("identical", path, said)
         return True
     if outcome.conflicts and not markers_live(rel, record.get("mode", 0o644), outcome.content):
         return _set_aside(run, patch_set, rel, outcome.conflicts, (outcome.content, new))
@@ -275,9 +285,11 @@ def _file(run: Reapply, patch_set: PatchSet, entry: PatchEntry) -> bool:
 
 def _merged_before(
     run: Reapply, path: Path, patched: str | None, current: bytes, sides: tuple[bytes, bytes]
-) -> bool:
-    """The file is not the one the upgrade installed: merged by an earlier --reapply (then
-    in place, unless its conflict markers are still there), or changed by you since."""
+) -> bool | None:
+    """The file is not the one the upgrade installed: merged by an earlier --reapply (None:
+    the caller merges this set's edits into it; False while its conflict markers are still
+    there), or changed by you since (said here: True, kept as yours; False when no earlier
+    --reapply wrote it)."""
     result = run.result
     record = run.manifest.files[run.manifest.rel(path)]
     if patched is None:
@@ -298,8 +310,10 @@ def _merged_before(
     if again is not None and again.conflicts and has_markers(current):
         result.add("conflict", path, "merged before; its conflict markers are still there")
         return False
-    result.add("identical", path, "your edits are merged already")
-    return True
+    # merged before, and as that merge left it: the caller merges this set's edits into it
+    # (nothing to do when they are in it already; a set held up while earlier ones merged
+    # is not, and must not be taken for merged: its --done would remove your edits)
+    return None
 
 
 def _aside_before(run: Reapply, patch_set: PatchSet, rel: str, current: bytes) -> bool:
