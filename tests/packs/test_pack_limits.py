@@ -178,3 +178,22 @@ def test_a_path_too_long_to_reach_is_one_line(tmp_path: Path) -> None:
     lines = _refused(pack, home)
     assert "internal error" not in "\n".join(lines)
     assert any("File name too long" in line or "nested more than" in line for line in lines)
+
+
+def test_another_packs_manifest_nested_too_deeply_claims_nothing(tmp_path: Path) -> None:
+    """The claims check reads the root's other manifests loosely: one nested past the
+    parser's recursion limit (or a FIFO) claims nothing, and the install goes on (it was an
+    internal error, exit 3)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    assert run_cli(CLAUDE, home).returncode == 0
+    other = home / ".claude" / "msd-file-manifest.acme2.json"
+    other.write_text('{"files": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    pack = make_pack(tmp_path / "acme")
+    for extra in (["--dry-run"], []):
+        proc = run_cli([*CLAUDE, "--payload", str(pack), *extra], home)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    os.unlink(other)
+    os.mkfifo(other)
+    proc = run_cli([*CLAUDE, "--payload", str(pack)], home)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import UsageError
 from . import manifest
-from .manifestcheck import MANIFEST_NAME, PACK_MANIFEST, STORE_NAME
+from .manifestcheck import MANIFEST_MAX_BYTES, MANIFEST_NAME, PACK_MANIFEST, STORE_NAME
 from .plan import Plan
 from .report import Result
 
@@ -123,9 +123,14 @@ def spare_others(found: manifest.Manifest, result: Result) -> None:
 
 
 def _loose(path: Path) -> dict[str, Any]:
+    """Another manifest of the root, read loosely (anything unreadable is no claim): never
+    through a link or from a FIFO, at most a manifest's bound, nesting within the parser's."""
+    from .dirfd import Spot, read_at
+
     try:
-        doc = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+        raw = read_at(Spot(None, str(path), path), MANIFEST_MAX_BYTES)
+        doc = json.loads(raw) if raw is not None else {}
+    except (OSError, ValueError, RecursionError):
         return {}
     return doc if isinstance(doc, dict) else {}
 
