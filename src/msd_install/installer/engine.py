@@ -239,6 +239,8 @@ def uninstall(
     from .uninstall import resolve_uninstall
 
     result = Result("uninstall", runtime, ctx.scope, root, dry_run)
+    if ctx.is_local:
+        _root_in_project(root, ctx.cwd, "uninstall")
     registry = Registry(ctx.manifest_registry())
     name = manifest_name(namespace)
     if not root.is_dir():
@@ -327,6 +329,8 @@ def reapply(
     from .reapply import resolve_reapply
 
     result = Result("reapply", runtime, ctx.scope, root, dry_run)
+    if ctx.is_local:
+        _root_in_project(root, ctx.cwd, "reapply patches in")
     registry = Registry(ctx.manifest_registry())
     if not root.is_dir():
         result.notes.append(f"nothing to reapply: {root} does not exist")
@@ -545,19 +549,20 @@ def _fence(ctx: Context) -> Path | None:
     return ctx.cwd if ctx.is_local else None
 
 
-def _root_in_project(root: Path, project: Path) -> None:
+def _root_in_project(root: Path, project: Path, verb: str = "install") -> None:
     """A --local root reached through a symlink leading out of the project is refused: a
-    cloned project could point ``.claude`` at any directory of the user's."""
+    cloned project could point ``.claude`` at any directory of the user's (for every verb:
+    an uninstall through it would remove files outside the project)."""
     if not root.is_relative_to(project):
         return
     link = escaping_link(project, root.relative_to(project).as_posix() + "/_")
     if link is not None:
         raise FileAccessError(
             f"passes through {show(link)}, a symlink leading out of the project ({project}): "
-            "msd-install does not install a --local runtime through it",
+            f"msd-install does not {verb} a --local runtime through it",
             path=root,
-            hint="nothing was changed; replace the link with a directory, or install into "
-            "its target with --global --config-dir",
+            hint=f"nothing was changed; replace the link with a directory, or {verb}"
+            f"{' into' if verb == 'install' else ''} its target with --global --config-dir",
         )
 
 

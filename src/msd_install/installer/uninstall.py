@@ -89,6 +89,9 @@ def resolve_uninstall(
     paths = []
     for rel, file in sorted(manifest.files.items()):
         path = manifest.abs(rel)
+        if _out_of(fence, path):  # as an install leaves it: never through that link
+            result.add("skip", path, "leads out of the project (a symlink): kept")
+            continue
         paths.append(path)
         got = read_plain_stat(path)
         current = None if got is None else got[0]
@@ -108,7 +111,7 @@ def resolve_uninstall(
             result.add("remove", path)
     for rel in manifest.state:
         path = manifest.abs(rel)
-        if is_regular_file(path):
+        if not _out_of(fence, path) and is_regular_file(path):
             steps.append(Remove(path))
             result.add("remove", path, "written by msd at run time")
     # Python's caches of the ``.py`` files we installed are ours too (installer/bytecode.py)
@@ -130,9 +133,17 @@ def resolve_uninstall(
     root = manifest.root
     for rel in sorted(manifest.dirs, key=_depth, reverse=True):
         path = manifest.abs(rel)
+        if _out_of(fence, path) or (fence is not None and path.is_symlink()):
+            continue  # a link of yours (out of the project) where msd made a folder: yours
         if path != root and not root.is_relative_to(path):  # root and above: after the lock
             steps.append(RemoveDirIfEmpty(path))
     return steps
+
+
+def _out_of(fence: Path | None, path: Path) -> bool:
+    """In a --local run (``fence``: the project), does ``path``'s folder lead out of the
+    project through a symlink? Nothing is read or removed there."""
+    return fence is not None and path.is_relative_to(fence) and not inside(path.parent, fence)
 
 
 def _left_backups(root: Path, restored: set[str]) -> list[Path]:
