@@ -6,14 +6,25 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from helpers import run_cli, snapshot
 from msd_install.yamldepth import MAX_FLOW_DEPTH, too_deep
 
 
-def test_a_config_yaml_nested_too_deeply_is_one_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "deep",
+    [
+        "foo: " + "{a: " * 30_000 + "}" * 30_000,
+        "list:\n  " + "- " * 30_000 + "x",  # block entries opened on one line
+        "list:\n  " + "? " * 30_000 + "x",
+    ],
+    ids=["flow", "block-sequence", "complex-keys"],
+)
+def test_a_config_yaml_nested_too_deeply_is_one_line(tmp_path: Path, deep: str) -> None:
     config = tmp_path / ".hermes" / "config.yaml"
     config.parent.mkdir()
-    config.write_text("model: x\nfoo: " + "{a: " * 30_000 + "}" * 30_000 + "\n")
+    config.write_text("model: x\n" + deep + "\n")
     before = snapshot(tmp_path)
     proc = run_cli(["--hermes", "--global", "--yes"], tmp_path)
     assert proc.returncode == 4, proc.stdout + proc.stderr
@@ -29,3 +40,6 @@ def test_depth_is_counted_over_brackets_and_braces() -> None:
     assert too_deep("[" * 1001)
     assert too_deep("{a: " * 600 + "[" * 401)
     assert not too_deep("[]" * 5000)  # many, never deep
+    assert too_deep("- " * 1001 + "x") and not too_deep("- " * 999 + "x")
+    assert too_deep("- &a-b !t " * 600 + "x")  # anchors and tags between the entries
+    assert not too_deep("key: a - b - c\n" * 5000)  # dashes in a value open nothing

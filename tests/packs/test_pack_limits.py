@@ -125,8 +125,13 @@ DEEP_JSON = '{"hooks": {"PreToolUse": ' + "[" * 200_000 + "]" * 200_000 + "}}"
             "---\ndescription: deep\nfoo: " + "[" * 30_000 + "]" * 30_000 + "\n---\nBody.\n",
             "nested more than 1000 levels deep",
         ),
+        (
+            "commands/deep.md",
+            "---\ndescription: deep\nlist:\n  " + "- " * 50_000 + "x\n---\nBody.\n",
+            "nested more than 1000 levels deep",
+        ),
     ],
-    ids=["hooks.json", "plugin.json", "frontmatter"],
+    ids=["hooks.json", "plugin.json", "frontmatter", "frontmatter-block"],
 )
 def test_a_file_nested_too_deeply_for_its_parser_is_one_line(
     tmp_path: Path, rel: str, text: str, problem: str
