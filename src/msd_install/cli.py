@@ -245,6 +245,24 @@ def cli(
     code = 1 if any(r.conflicts for r in results) and not uninstall else 0
     if check:
         code = 1 if any(r.drift for r in results) else 0
+    try:
+        _report(results, code, as_json=as_json, check=check, ctx=ctx, out=(verbose, style, first))
+    except KeyboardInterrupt:  # every run is done: a signal now cuts the report short only
+        raise _kept() from None
+    sys.exit(code)
+
+
+def _report(
+    results: list[Result],
+    code: int,
+    *,
+    as_json: bool,
+    check: bool,
+    ctx: Context,
+    out: tuple[bool, Style, str],
+) -> None:
+    """The command's report once every run is done: one JSON document, or each run's text."""
+    verbose, style, first = out
     if as_json:
         doc = {
             "format": JSON_FORMAT,
@@ -254,18 +272,28 @@ def cli(
         }
         import json
 
+        _JSON_SENT.append(True)  # (part of) the one document is on stdout: no second one
         click.echo(json.dumps(doc, indent=2))
-    else:
-        from .render import render_check
+        return
+    from .render import render_check
 
-        for result in results:
-            text = (
-                render_check(result, ctx.home, style)
-                if check
-                else _text(result, ctx, verbose, style, first)
-            )
-            click.echo(text, color=style.color)
-    sys.exit(code)
+    for result in results:
+        text = (
+            render_check(result, ctx.home, style)
+            if check
+            else _text(result, ctx, verbose, style, first)
+        )
+        click.echo(text, color=style.color)
+
+
+_JSON_SENT: list[bool] = []
+
+
+def _kept() -> KeyboardInterrupt:
+    """A signal once the runs under way were done: they are kept, nothing else starts."""
+    from .installer.interrupts import InterruptedAfterCommitError
+
+    return InterruptedAfterCommitError()
 
 
 def _one_by_one(
@@ -279,7 +307,10 @@ def _one_by_one(
 
     results: list[Result] = []
     for i, name in enumerate(names, 1):
-        progress.step(f"{doing} {ADAPTERS[name].label} ({i}/{len(names)})")
+        try:
+            progress.step(f"{doing} {ADAPTERS[name].label} ({i}/{len(names)})")
+        except KeyboardInterrupt as exc:  # between two runs: the ones before are done
+            return results, _kept() if results else exc
         try:
             results.append(one(name, progress.tick))
         except (MsdError, KeyboardInterrupt) as exc:
@@ -754,7 +785,7 @@ def _fail(
         rel, _, what = problem.partition(": ")
         where = path if rel == "." or path is None else path / rel
         click.echo(f"msd-install: {where}: {what}", err=True)
-    if as_json:
+    if as_json and not _JSON_SENT:  # never a second document after the report's own
         error: dict[str, object] = {
             "kind": kind,
             "message": line.removeprefix("error: "),

@@ -243,3 +243,50 @@ def interrupts_line() -> str:
     from msd_install.cli import INTERRUPTED_AFTER
 
     return INTERRUPTED_AFTER
+
+
+def test_a_signal_while_the_report_is_written_keeps_the_runs_and_adds_no_document(
+    tmp_path: Path,
+) -> None:
+    """Every run committed, the --json report is being written to a pipe no one reads yet
+    (it fills at 64 KiB): a Ctrl-C then cuts the report short only. Exit 130 "kept", and no
+    second JSON document after the first one's start (there were two, the second saying
+    every change was rolled back)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    read_end, write_end = os.pipe()
+    with contextlib.suppress(OSError):  # a small pipe: the report surely fills it
+        import fcntl
+
+        fcntl.fcntl(write_end, getattr(fcntl, "F_SETPIPE_SZ", 1031), 4096)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "msd_install", *ALL, "--json"],
+        cwd=home,
+        env=cli_env(home),
+        stdout=write_end,
+        stderr=subprocess.PIPE,
+        process_group=0,
+    )
+    os.close(write_end)
+    stdout = os.fdopen(read_end, "rb")
+    try:
+        deadline = time.monotonic() + 120
+        manifests = 0
+        while time.monotonic() < deadline and proc.poll() is None:
+            manifests = len(list(home.rglob("msd-file-manifest.json")))
+            if manifests == len(RUNTIMES) and not _children(proc.pid):
+                break
+            time.sleep(0.05)
+        assert manifests == len(RUNTIMES) and proc.poll() is None  # blocked on its report
+        time.sleep(0.3)
+        os.kill(proc.pid, signal.SIGINT)
+        out = stdout.read()
+        _, err = proc.communicate(timeout=60)
+    finally:
+        stdout.close()
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert err.decode().strip().splitlines()[-1] == f"msd-install: {interrupts_line()}"
+    assert out.count(b'"format"') <= 1 and b'"results": []' not in out
+    assert len(list(home.rglob("msd-file-manifest.json"))) == len(RUNTIMES)
