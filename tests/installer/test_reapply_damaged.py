@@ -227,3 +227,15 @@ def test_a_set_held_up_while_earlier_ones_merged_is_merged_once_released(tmp_pat
     text = (root / PLAN).read_bytes()
     assert all(b"edit %d\n" % k in text for k in (1, 2, 3)) and text.startswith(b"# Plan v4\n")
     assert not (root / "msd-local-patches").exists(), proc.stdout
+
+
+def test_sets_saved_in_one_second_are_taken_in_the_order_they_were_saved() -> None:
+    from msd_install.installer.patches import set_order
+
+    names = ["20261201T212930Z-10", "20261201T212930Z-2", "20261201T212930Z", "20261130T000000Z"]
+    assert sorted(names, key=set_order) == [
+        "20261130T000000Z",
+        "20261201T212930Z",
+        "20261201T212930Z-2",
+        "20261201T212930Z-10",
+    ]

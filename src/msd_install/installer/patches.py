@@ -209,6 +209,13 @@ def refuse_saving(root: Path, why: str, rel: str) -> PatchError:
     )
 
 
+def set_order(name: str) -> tuple[str, int, str]:
+    """Oldest first: by time, then by the number a set saved in the same second carries
+    (``…Z``, ``…Z-2``, …, ``…Z-10``: by name, ``-10`` came before ``-2``)."""
+    stamp, _, number = name.partition("-")
+    return (stamp, int(number) if number.isdigit() else 1, name)
+
+
 def listing(root: Path) -> tuple[list[Path], list[Path]]:
     """The patch set folders under ``root`` (oldest first) and anything else found there
     (saved by an older msd-install, or yours). Nothing is followed through a symlink."""
@@ -219,7 +226,7 @@ def listing(root: Path) -> tuple[list[Path], list[Path]]:
         return [], [folder]
     sets, other = [], []
     with os.scandir(folder) as entries:
-        for entry in sorted(entries, key=lambda e: e.name):
+        for entry in sorted(entries, key=lambda e: set_order(e.name)):
             path = Path(entry.path)
             if (
                 entry.is_dir(follow_symlinks=False)
