@@ -239,8 +239,11 @@ def cli(
             # what finished before the error or the signal is reported with it
             error.done = [r.to_json() for r in results]  # type: ignore[attr-defined]
             if not as_json:
-                for result in results:
-                    click.echo(_text(result, ctx, verbose, style, first), color=style.color)
+                try:
+                    for result in results:
+                        click.echo(_text(result, ctx, verbose, style, first), color=style.color)
+                except KeyboardInterrupt:  # the runs are done: a signal cuts the report only
+                    raise _kept() from None
             raise error
     code = 1 if any(r.conflicts for r in results) and not uninstall else 0
     if check:

@@ -142,15 +142,16 @@ def test_a_later_set_of_the_same_file_waits_for_the_damaged_one(tmp_path: Path) 
     proc = reapply(tmp_path)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert (
-        f"skip      ~/.claude/{HOOK}  (waiting: the earlier set msd-local-patches/{first.name} "
-        "is held up (a conflicted merge in it cannot be read)" in proc.stdout
+        f"skip      ~/.claude/{HOOK}  (waiting: the set msd-local-patches/{first.name} of this "
+        "file is held up (a conflicted merge in it cannot be read)" in proc.stdout
     )
     assert snapshot(tmp_path) == before and (root / HOOK).read_bytes() == v3
 
 
-def test_a_damaged_later_set_never_holds_up_an_earlier_one(tmp_path: Path) -> None:
-    """Sets are merged oldest first: a damaged later set of the same file waits for the
-    earlier one, which merges as usual (and is not called a later set's 'earlier' one)."""
+def test_a_damaged_later_set_holds_up_the_earlier_sets_of_its_file(tmp_path: Path) -> None:
+    """A file is merged with all of its sets, in order, or not at all: the earlier set waits
+    for the damaged later one (merged alone, the file would later pass for merged with the
+    held set too, and its --done would remove the only copy of its edits)."""
     root = tmp_path / ".claude"
     install(tmp_path, {PLAN: V1, "other.md": OTHER})
     (root / PLAN).write_bytes(MINE)
@@ -161,14 +162,16 @@ def test_a_damaged_later_set_never_holds_up_an_earlier_one(tmp_path: Path) -> No
     first, second = sorted((root / "msd-local-patches").iterdir())
     damaged, problem = damage(second / "conflicts" / PLAN, "fifo", tmp_path)
     kept = tree(second)
-    proc = reapply(tmp_path)
+    proc = reapply(tmp_path, "--done")
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert f"your edits from msd-local-patches/{first.name}/user/{PLAN} merged" in proc.stdout
-    assert "waiting" not in proc.stdout
+    assert (
+        f"skip      ~/.claude/{PLAN}  (waiting: the set msd-local-patches/{second.name} of this "
+        "file is held up" in proc.stdout
+    )
     shown = f"msd-local-patches/{second.name}/conflicts/{PLAN}"
     assert f"note: {shown} {problem}; the set msd-local-patches/{second.name}" in proc.stdout
-    assert tree(second) == kept and damaged.is_fifo()
-    assert (root / PLAN).read_bytes() != v3  # the earlier set's edits merged into it
+    assert tree(second) == kept and damaged.is_fifo() and first.is_dir()  # both kept
+    assert (root / PLAN).read_bytes() == v3  # nothing merged into it yet
 
 
 @pytest.mark.skipif(
@@ -198,11 +201,12 @@ def test_a_conflicts_folder_you_may_not_look_into_holds_up_its_set_in_every_run(
         assert (home / ".claude" / PLAN).read_bytes() == MERGED
 
 
-def test_a_set_held_up_while_earlier_ones_merged_is_merged_once_released(tmp_path: Path) -> None:
-    """Sets 1-2 merge while set 3 is held up (its conflicted merge a FIFO). Once you move
-    the FIFO away, --reapply merges set 3's edits into the file the earlier merge made: they
-    were never in it, and taking the set for "merged already" let --done remove the only
-    copy of them."""
+def test_sets_held_up_with_a_damaged_one_merge_in_order_once_it_is_released(
+    tmp_path: Path,
+) -> None:
+    """Sets 1-2 wait while set 3 of the same file is held up (its conflicted merge a FIFO);
+    once you move the FIFO away, --reapply merges all three in order, a second --reapply
+    finds them merged (no line twice), and --done removes the sets."""
     root = tmp_path / ".claude"
     lines = [b"# Plan\n"] + [b"line %d\n" % i for i in range(1, 31)]
     version = list(lines)
@@ -212,20 +216,22 @@ def test_a_set_held_up_while_earlier_ones_merged_is_merged_once_released(tmp_pat
         (root / PLAN).write_bytes(text)
         version[0] = b"# Plan v%d\n" % (k + 1)
         install(tmp_path, {PLAN: b"".join(version), "other.md": OTHER})
+    upgraded = (root / PLAN).read_bytes()
     sets = sorted((root / "msd-local-patches").iterdir())
     assert len(sets) == 3
     fifo, _problem = damage(sets[2] / "conflicts" / PLAN, "fifo", tmp_path)
     assert reapply(tmp_path).returncode == 1
-    text = (root / PLAN).read_bytes()
-    assert b"edit 1\n" in text and b"edit 2\n" in text and b"edit 3\n" not in text
+    assert (root / PLAN).read_bytes() == upgraded  # no set merged alone
     fifo.unlink()
     proc = reapply(tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert f"your edits from msd-local-patches/{sets[2].name}/user/{PLAN} merged" in proc.stdout
+    merged = (root / PLAN).read_bytes()
+    assert all(merged.count(b"edit %d\n" % k) == 1 for k in (1, 2, 3))
+    assert merged.startswith(b"# Plan v4\n")
     proc = reapply(tmp_path, "--done")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    text = (root / PLAN).read_bytes()
-    assert all(b"edit %d\n" % k in text for k in (1, 2, 3)) and text.startswith(b"# Plan v4\n")
+    assert proc.stdout.count("your edits are merged already") == 3
+    assert (root / PLAN).read_bytes() == merged
     assert not (root / "msd-local-patches").exists(), proc.stdout
 
 
@@ -233,6 +239,7 @@ def test_sets_saved_in_one_second_are_taken_in_the_order_they_were_saved() -> No
     from msd_install.installer.patches import set_order
 
     names = ["20261201T212930Z-10", "20261201T212930Z-2", "20261201T212930Z", "20261130T000000Z"]
+    assert set_order("20261201T212930Z-\u00b2")[1] == 1  # a digit that int() refuses: no crash
     assert sorted(names, key=set_order) == [
         "20261130T000000Z",
         "20261201T212930Z",

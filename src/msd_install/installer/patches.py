@@ -213,7 +213,7 @@ def set_order(name: str) -> tuple[str, int, str]:
     """Oldest first: by time, then by the number a set saved in the same second carries
     (``…Z``, ``…Z-2``, …, ``…Z-10``: by name, ``-10`` came before ``-2``)."""
     stamp, _, number = name.partition("-")
-    return (stamp, int(number) if number.isdigit() else 1, name)
+    return (stamp, int(number) if number.isascii() and number.isdigit() else 1, name)
 
 
 def listing(root: Path) -> tuple[list[Path], list[Path]]:

@@ -61,7 +61,7 @@ class Reapply:
     # a file whose merge from an earlier set waits in that set's conflicts/ (shown): a later
     # set's merge of it waits too, never computed against the live file nor installed over it
     waiting: dict[str, str] = field(default_factory=dict)
-    # a file of an earlier set held up whole (a conflicted merge in it cannot be read): a later
+    # a file of a set held up whole (a conflicted merge in it cannot be read): every other
     # set's merge of it waits for that set, shown
     held: dict[str, str] = field(default_factory=dict)
     sets: list[PatchSet] = field(default_factory=list)  # every set merged, oldest first
@@ -91,13 +91,15 @@ def resolve_reapply(manifest: Manifest, result: Result, *, done: bool) -> list[S
     # msd's files are read as uninstall reads them: under your manifest, through your links
     run = Reapply(manifest, result, blobs(unpack(read_plain(root / STORE_NAME))), done)
     run.sets = sets
-    complete: dict[str, bool] = {}
-    for patch_set in every:  # oldest first: a held-up set holds up the later sets' merges of
-        if patch_set.name in broken:  # its files, never an earlier set's
+    # a held-up set holds up every set's merge of its files, earlier and later ones: a file
+    # is merged with all of its sets in order or not at all (merged with only the earlier
+    # ones, it would later pass for merged with the held one too, whose --done would then
+    # remove the only copy of its edits)
+    for patch_set in every:
+        if patch_set.name in broken:
             for entry in patch_set.doc["files"]:
                 run.held.setdefault(entry["path"], f"{PATCHES_DIR}/{patch_set.name}")
-            continue
-        complete[patch_set.name] = all([_file(run, patch_set, e) for e in patch_set.doc["files"]])
+    complete = {s.name: all([_file(run, s, e) for e in s.doc["files"]]) for s in sets}
     for rel, content in run.merged.items():
         run.steps.append(Write(manifest.abs(rel), content, None))
         manifest.files[rel] = {**manifest.files[rel], "patched": sha256_bytes(content)}
@@ -218,9 +220,9 @@ def _file(run: Reapply, patch_set: PatchSet, entry: PatchEntry) -> bool:
         result.add(
             "skip",
             path,
-            f"waiting: the earlier set {run.held[rel]} is held up (a conflicted merge in it "
-            f"cannot be read); once it is settled, --reapply merges yours from {shown} (your "
-            "copy stays there)",
+            f"waiting: the set {run.held[rel]} of this file is held up (a conflicted merge in "
+            f"it cannot be read); once it is settled, --reapply merges yours from {shown} with "
+            "it (your copy stays there)",
         )
         return False
     if rel in run.waiting:
@@ -246,27 +248,17 @@ def _file(run: Reapply, patch_set: PatchSet, entry: PatchEntry) -> bool:
         if current is None:
             result.add("conflict", path, "missing: run msd-install to put it back, then --reapply")
             return False
-        before = False  # the file is an earlier --reapply's merge (of this set, or another's)
         if sha256_bytes(current) != record["sha256"]:
             if record.get("patched") is None and _copied_in(run, patch_set, rel, current):
                 return True
             if os.path.lexists(patch_set.directory / aside(rel)):
                 return _aside_before(run, patch_set, rel, current)
-            done = _merged_before(run, path, record.get("patched"), current, (base, yours))
-            if done is not None:
-                return done
-            if patch_set.name in run.edited:  # your saved copy, changed since: merged once,
-                result.add("identical", path, "your edits are merged already")  # by hand
-                return True  # from now on (--done keeps the set and says so)
-            before = True  # this set's edits merged into it now, unless they are there
+            return _merged_before(run, path, record.get("patched"), current, (base, yours))
         new = current
     label = f"{manifest.runtime} {__version__}"
     outcome = merge(base, yours, new, label=label)
     if outcome.content == new:
-        said = (
-            "your edits are merged already" if before else "your edits are in this version already"
-        )
-        result.add("identical", path, said)
+        result.add("identical", path, "your edits are in this version already")
         return True
     if outcome.conflicts and not markers_live(rel, record.get("mode", 0o644), outcome.content):
         return _set_aside(run, patch_set, rel, outcome.conflicts, (outcome.content, new))
@@ -285,11 +277,9 @@ def _file(run: Reapply, patch_set: PatchSet, entry: PatchEntry) -> bool:
 
 def _merged_before(
     run: Reapply, path: Path, patched: str | None, current: bytes, sides: tuple[bytes, bytes]
-) -> bool | None:
-    """The file is not the one the upgrade installed: merged by an earlier --reapply (None:
-    the caller merges this set's edits into it; False while its conflict markers are still
-    there), or changed by you since (said here: True, kept as yours; False when no earlier
-    --reapply wrote it)."""
+) -> bool:
+    """The file is not the one the upgrade installed: merged by an earlier --reapply (then
+    in place, unless its conflict markers are still there), or changed by you since."""
     result = run.result
     record = run.manifest.files[run.manifest.rel(path)]
     if patched is None:
@@ -310,10 +300,8 @@ def _merged_before(
     if again is not None and again.conflicts and has_markers(current):
         result.add("conflict", path, "merged before; its conflict markers are still there")
         return False
-    # merged before, and as that merge left it: the caller merges this set's edits into it
-    # (nothing to do when they are in it already; a set held up while earlier ones merged
-    # is not, and must not be taken for merged: its --done would remove your edits)
-    return None
+    result.add("identical", path, "your edits are merged already")
+    return True
 
 
 def _aside_before(run: Reapply, patch_set: PatchSet, rel: str, current: bytes) -> bool:
