@@ -723,6 +723,7 @@ def _stopping() -> bool:
 
 
 def _main(argv: list[str] | None) -> None:
+    _JSON_SENT.clear()  # per command: ``main`` may be called again in one process
     args = sys.argv[1:] if argv is None else argv
     command, args = (doctor, args[1:]) if args[:1] == ["doctor"] else (cli, args)
     name = "msd-install doctor" if command is doctor else "msd-install"

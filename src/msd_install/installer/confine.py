@@ -85,6 +85,13 @@ def inside(path: Path, directory: Path) -> bool:
     return _inside(os.path.realpath(path), os.path.realpath(directory))
 
 
+def leads_out(fence: Path | None, path: Path) -> bool:
+    """In a --local run (``fence``: the project), does ``path``, a name in the project, lead
+    out of it through a symlink (its own, or a folder's on the way)? Nothing is read, moved
+    or removed there."""
+    return fence is not None and path.is_relative_to(fence) and not inside(path, fence)
+
+
 def escaping_link(root: Path, rel: str) -> str | None:
     """The first directory component of ``rel`` that is a symlink leading out of ``root``.
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .configdoc import ConfigDoc
 from .configedit import open_doc, refused
-from .confine import inside, read_plain
+from .confine import leads_out, read_plain
 from .fs import read_file, sha256_bytes
 from .manifest import ConfigOp, Manifest
 from .manifest import MigrationRecord as Applied
@@ -97,9 +97,7 @@ class _Run:
 
     def _escapes(self, path: Path, why: str, what: str) -> bool:
         """Does ``path`` lead out of the project through a symlink? If so, it is named."""
-        if self.fence is None or not path.is_relative_to(self.fence):
-            return False
-        if inside(path, self.fence):
+        if not leads_out(self.fence, path):
             return False
         self.result.add("skip", path, f"{why}: not {what}, it leads out of the project (a symlink)")
         return True

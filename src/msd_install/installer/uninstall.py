@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from . import bytecode
 from .configdoc import fmt_of
 from .configedit import check_writable, invert, open_doc, refused
-from .confine import inside, is_regular_file, read_plain, read_plain_stat, real_target
+from .confine import is_regular_file, leads_out, read_plain, read_plain_stat, real_target
 from .fs import Known, read_file_stat, sha256_bytes
 from .manifest import FOREIGN_CONFIG, Manifest
 from .manifestcheck import BACKUPS_DIR, PATCHES_DIR, STORE_NAME
@@ -45,7 +45,7 @@ def resolve_uninstall(
         if not manifest.trusted and path.is_symlink():
             result.add("skip", path, f"a symlink, not written through: {FOREIGN_CONFIG}")
             continue
-        if fence is not None and path.is_relative_to(fence) and not inside(path, fence):
+        if leads_out(fence, path):
             result.add("skip", path, "leads out of the project (a symlink): not written through")
             continue
         got = read_file_stat(path)
@@ -89,7 +89,7 @@ def resolve_uninstall(
     paths = []
     for rel, file in sorted(manifest.files.items()):
         path = manifest.abs(rel)
-        if _out_of(fence, path):  # as an install leaves it: never through that link
+        if leads_out(fence, path.parent):  # as an install leaves it: never through that link
             result.add("skip", path, "leads out of the project (a symlink): kept")
             continue
         paths.append(path)
@@ -111,7 +111,7 @@ def resolve_uninstall(
             result.add("remove", path)
     for rel in manifest.state:
         path = manifest.abs(rel)
-        if not _out_of(fence, path) and is_regular_file(path):
+        if not leads_out(fence, path.parent) and is_regular_file(path):
             steps.append(Remove(path))
             result.add("remove", path, "written by msd at run time")
     # Python's caches of the ``.py`` files we installed are ours too (installer/bytecode.py)
@@ -133,17 +133,11 @@ def resolve_uninstall(
     root = manifest.root
     for rel in sorted(manifest.dirs, key=_depth, reverse=True):
         path = manifest.abs(rel)
-        if _out_of(fence, path) or (fence is not None and path.is_symlink()):
+        if leads_out(fence, path.parent) or (fence is not None and path.is_symlink()):
             continue  # a link of yours (out of the project) where msd made a folder: yours
         if path != root and not root.is_relative_to(path):  # root and above: after the lock
             steps.append(RemoveDirIfEmpty(path))
     return steps
-
-
-def _out_of(fence: Path | None, path: Path) -> bool:
-    """In a --local run (``fence``: the project), does ``path``'s folder lead out of the
-    project through a symlink? Nothing is read or removed there."""
-    return fence is not None and path.is_relative_to(fence) and not inside(path.parent, fence)
 
 
 def _left_backups(root: Path, restored: set[str]) -> list[Path]:
